@@ -1,0 +1,87 @@
+"""The WSGI application factory.
+
+``setup_app(conf)`` builds the one application this service serves: the
+Placement API under ``/placement`` and everything else (the service root,
+later the bare-metal ``/v1`` API) through Pecan. ``placement_app(conf)``
+is the Placement API alone, for a listener that serves it at its root.
+"""
+
+from microversion_parse import middleware as mp_middleware
+from oslo_middleware import cors
+from oslo_middleware import request_id
+import pecan
+
+from allocsvc.api.controllers.placement import auth
+from allocsvc.api.controllers.placement import errors
+from allocsvc.api.controllers.placement import handler
+from allocsvc.api.controllers.placement import microversion
+from allocsvc.api.controllers import root
+from allocsvc.common import policy
+from allocsvc.db import api as db_api
+from allocsvc.placement import sync
+
+PLACEMENT_PREFIX = '/placement'
+
+
+def placement_app(conf, enforcer=None):
+    """The Placement API pipeline, listed from the inside out."""
+    enforcer = enforcer or policy.get_enforcer(conf)
+    # Routes the request through the route table to one handler.
+    app = handler.PlacementHandler()
+    # In: parses OpenStack-API-Version (400 if malformed, 406 if out of
+    # range). Out: adds openstack-api-version and vary headers.
+    app = mp_middleware.MicroversionMiddleware(
+        app, microversion.SERVICE_TYPE, microversion.VERSIONS,
+        json_error_formatter=errors.json_error_formatter)
+    # In: builds the RequestContext from the identity headers.
+    app = auth.ContextMiddleware(app, enforcer)
+    # In: authenticates (noauth2 token rules or keystone); 401 if not.
+    if conf.api.auth_strategy == 'keystone':
+        app = auth.KeystoneAuth(app, conf)
+    else:
+        app = auth.NoAuth(app)
+    # In/out: answers CORS pre-flight requests and adds CORS headers.
+    app = cors.CORS(app, conf)
+    # In: forces JSON errors. Out: any escaped exception becomes one.
+    app = errors.JSONErrors(app)
+    # In: keeps a valid global request id, makes a local one. Out: adds
+    # x-openstack-request-id to every response, errors included.
+    app = request_id.RequestId(app)
+    return app
+
+
+class PrefixDispatcher:
+    """Send ``/placement...`` to the Placement pipeline, the rest to Pecan.
+
+    The prefix moves from PATH_INFO to SCRIPT_NAME, so links and Location
+    headers built from SCRIPT_NAME follow the mount point.
+    """
+
+    def __init__(self, placement, default):
+        self.placement = placement
+        self.default = default
+
+    def __call__(self, environ, start_response):
+        path = environ.get('PATH_INFO', '')
+        if path == PLACEMENT_PREFIX or path.startswith(PLACEMENT_PREFIX + '/'):
+            environ['SCRIPT_NAME'] = (environ.get('SCRIPT_NAME', '') +
+                                      PLACEMENT_PREFIX)
+            environ['PATH_INFO'] = path[len(PLACEMENT_PREFIX):]
+            return self.placement(environ, start_response)
+        return self.default(environ, start_response)
+
+
+def prepare_database(conf):
+    """Configure the database layer and load the standard classes/traits."""
+    db_api.configure(conf)
+    if conf.placement.sync_on_startup:
+        sync.ensure_standard(conf)
+
+
+def setup_app(conf, prepare_db=True):
+    """The whole WSGI application for ``conf``."""
+    if prepare_db:
+        prepare_database(conf)
+    pecan_app = pecan.make_app(root.RootController(), force_canonical=False,
+                               guess_content_type_from_ext=False)
+    return PrefixDispatcher(placement_app(conf), pecan_app)

@@ -1,0 +1,1 @@
+"""The Placement HTTP API: thin handlers over ``allocsvc.placement``."""

@@ -1,0 +1,87 @@
+"""Placement's JSON error body, for every error a request can meet.
+
+``{"errors": [{"status", "title", "detail", "code", "request_id"}]}``;
+``code`` only from microversion 1.23, ``min_version``/``max_version`` on
+a 406 caused by an unsupported microversion.
+"""
+
+from oslo_log import log as logging
+from oslo_middleware import request_id
+import webob
+import webob.dec
+import webob.exc
+
+from allocsvc.api.controllers.placement import microversion
+from allocsvc.common import exception
+
+LOG = logging.getLogger(__name__)
+
+ENV_ERROR_CODE = 'placement.error_code'
+
+
+def json_error_formatter(body, status, title, environ):
+    """Format a webob HTTP error as a Placement JSON error document."""
+    body = webob.exc.strip_tags(body)
+    status_code = int(status.split(None, 1)[0])
+    error = {'status': status_code, 'title': title, 'detail': body}
+    want = environ.get(microversion.MICROVERSION_ENVIRON)
+    if want is not None and want >= (1, 23):
+        error['code'] = environ.get(ENV_ERROR_CODE, exception.DEFAULT)
+    req_id = environ.get(request_id.ENV_REQUEST_ID)
+    if req_id:
+        error['request_id'] = req_id
+    if status_code == 406 and want is None:
+        # Raised by the microversion middleware: say what is supported.
+        error['min_version'] = microversion.MIN_VERSION
+        error['max_version'] = microversion.MAX_VERSION
+    return {'errors': [error]}
+
+
+ENV_ORIGINAL_ACCEPT = 'placement.original_accept'
+
+_STATUS_TO_WEBOB = {
+    400: webob.exc.HTTPBadRequest,
+    403: webob.exc.HTTPForbidden,
+    404: webob.exc.HTTPNotFound,
+    409: webob.exc.HTTPConflict,
+}
+
+
+def to_http_error(req, exc):
+    """The webob HTTP error, JSON-formatted, that answers ``exc``."""
+    if isinstance(exc, exception.AllocsvcException):
+        req.environ[ENV_ERROR_CODE] = exc.code
+        error_class = _STATUS_TO_WEBOB.get(exc.status,
+                                           webob.exc.HTTPBadRequest)
+        http_error = error_class(exc.message)
+    elif isinstance(exc, webob.exc.HTTPException):
+        http_error = exc
+    else:
+        LOG.error('Unexpected error handling %s %s', req.method, req.path,
+                  exc_info=exc)
+        http_error = webob.exc.HTTPInternalServerError(
+            'An unexpected error occurred; it has been logged.')
+    http_error.json_formatter = json_error_formatter
+    return http_error
+
+
+class JSONErrors:
+    """Make every error a Placement JSON error document.
+
+    In: remembers the client's Accept header (for handlers that check it)
+    and asks webob to render errors as JSON, the only format Placement
+    speaks. Out: any exception that escapes the layers below becomes a
+    JSON error (a 500 if it was not an HTTP error: always a bug).
+    """
+
+    def __init__(self, application):
+        self.application = application
+
+    @webob.dec.wsgify
+    def __call__(self, req):
+        req.environ[ENV_ORIGINAL_ACCEPT] = req.environ.get('HTTP_ACCEPT')
+        req.environ['HTTP_ACCEPT'] = 'application/json'
+        try:
+            return req.get_response(self.application)
+        except Exception as exc:
+            return to_http_error(req, exc)

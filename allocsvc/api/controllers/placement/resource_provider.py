@@ -1,0 +1,126 @@
+"""Handlers for /resource_providers and /resource_providers/{uuid}."""
+
+from allocsvc.api.controllers.placement import qsparams
+from allocsvc.api.controllers.placement.schemas import resource_provider \
+    as schema
+from allocsvc.api.controllers.placement import util
+from allocsvc.common import exception
+from allocsvc.placement import providers
+from allocsvc.placement import resource_classes
+from allocsvc.placement import traits
+
+
+def _serialize(req, rp):
+    data = {
+        'uuid': rp.uuid,
+        'name': rp.name,
+        'generation': rp.generation,
+        'links': util.provider_links(req, rp.uuid),
+    }
+    if util.want_version(req) >= (1, 14):
+        data['parent_provider_uuid'] = rp.parent_provider_uuid
+        data['root_provider_uuid'] = rp.root_provider_uuid
+    return data
+
+
+def _last_modified(*rps):
+    return util.latest(*[t for rp in rps for t in (rp.created_at,
+                                                  rp.updated_at)])
+
+
+@util.check_accept('application/json')
+def get_resource_provider(req):
+    context = util.authorize(req, 'placement:resource_providers:show')
+    rp = providers.get_by_uuid(context, req.urlvars['uuid'])
+    return util.json_response(req, _serialize(req, rp),
+                              last_modified=_last_modified(rp))
+
+
+@util.require_content('application/json')
+def create_resource_provider(req):
+    context = util.authorize(req, 'placement:resource_providers:create')
+    want = util.want_version(req)
+    data = util.extract_json(
+        req, schema.POST_1_14 if want >= (1, 14) else schema.POST_1_0)
+    rp = providers.create(context, data['name'], uuid=data.get('uuid'),
+                          parent_provider_uuid=data.get(
+                              'parent_provider_uuid'))
+    location = util.resource_provider_url(req, rp.uuid)
+    if want >= (1, 20):
+        resp = util.json_response(req, _serialize(req, rp),
+                                  last_modified=_last_modified(rp))
+        resp.location = location
+        return resp
+    return util.empty_response(201, location=location)
+
+
+@util.require_content('application/json')
+def update_resource_provider(req):
+    context = util.authorize(req, 'placement:resource_providers:update')
+    want = util.want_version(req)
+    data = util.extract_json(
+        req, schema.PUT_1_14 if want >= (1, 14) else schema.PUT_1_0)
+    kwargs = {}
+    if 'parent_provider_uuid' in data:
+        kwargs['parent_provider_uuid'] = data['parent_provider_uuid']
+    rp = providers.update(context, req.urlvars['uuid'], data['name'],
+                          allow_move=want >= (1, 37), **kwargs)
+    return util.json_response(req, _serialize(req, rp),
+                              last_modified=_last_modified(rp))
+
+
+def delete_resource_provider(req):
+    context = util.authorize(req, 'placement:resource_providers:delete')
+    providers.delete(context, req.urlvars['uuid'])
+    return util.empty_response()
+
+
+def _list_filters(req, context):
+    want = util.want_version(req)
+    multi = set()
+    if want >= (1, 3):
+        multi.add('member_of')
+    if want >= (1, 18):
+        multi.add('required')
+    params = util.validate_query(req, schema.list_schema(want), multi=multi)
+    filters = providers.ListFilters(name=params.get('name'),
+                                    uuid=params.get('uuid'),
+                                    in_tree=params.get('in_tree'))
+    if 'member_of' in params:
+        values = params['member_of']
+        if want < (1, 24):
+            if len(values) > 1:
+                raise exception.BadRequest(
+                    'Multiple member_of parameters are not supported')
+        filters.member_of, filters.forbidden_aggs = qsparams.parse_member_of(
+            values, allow_forbidden=want >= (1, 32))
+    if 'required' in params:
+        values = params['required']
+        if want < (1, 39):
+            values = values[-1:]
+        filters.required, filters.forbidden_traits = qsparams.parse_required(
+            values, allow_forbidden=want >= (1, 22),
+            allow_any_of=want >= (1, 39))
+        unknown = traits.get_missing(context, qsparams.all_trait_names(
+            filters.required, filters.forbidden_traits))
+        if unknown:
+            raise exception.BadRequest(
+                'No such trait(s): %s' % ', '.join(sorted(unknown)))
+    if 'resources' in params:
+        amounts = qsparams.parse_resources(params['resources'])
+        try:
+            ids = resource_classes.get_ids(context, amounts)
+        except exception.NotFound as exc:
+            raise exception.BadRequest(
+                'Invalid resource class in resources parameter: %s' % exc)
+        filters.resources = {ids[name]: amount
+                             for name, amount in amounts.items()}
+    return filters
+
+
+@util.check_accept('application/json')
+def list_resource_providers(req):
+    context = util.authorize(req, 'placement:resource_providers:list')
+    rps = providers.list_providers(context, _list_filters(req, context))
+    body = {'resource_providers': [_serialize(req, rp) for rp in rps]}
+    return util.json_response(req, body, last_modified=_last_modified(*rps))

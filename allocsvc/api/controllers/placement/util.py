@@ -1,0 +1,177 @@
+"""Helpers shared by the Placement handlers: request parsing and
+validation, JSON responses, links and cache headers."""
+
+import datetime
+import functools
+import json
+
+import jsonschema
+from oslo_utils import timeutils
+from oslo_utils import uuidutils
+import webob
+import webob.acceptparse
+import webob.exc
+
+from allocsvc.api.controllers.placement import errors
+from allocsvc.api.controllers.placement import microversion
+from allocsvc.common import exception
+from allocsvc.common import policy
+
+_FORMAT_CHECKER = jsonschema.FormatChecker()
+
+
+@_FORMAT_CHECKER.checks('uuid')
+def _is_uuid(value):
+    # Placement accepts any uuid-like string, with or without dashes.
+    return not isinstance(value, str) or uuidutils.is_uuid_like(value)
+
+
+def context(req):
+    return req.environ['allocsvc.context']
+
+
+def want_version(req):
+    return microversion.version(req)
+
+
+def authorize(req, action, target=None):
+    ctx = context(req)
+    policy.authorize(req.environ['allocsvc.policy_enforcer'], ctx, action,
+                     target)
+    return ctx
+
+
+def require_version(min_version, status=404):
+    """A handler that exists only from ``min_version`` on.
+
+    Older requests get ``status``: 404 for a resource that did not exist
+    yet, 405 for a method that was added to an existing resource.
+    """
+    def decorator(handler):
+        @functools.wraps(handler)
+        def wrapper(req):
+            if want_version(req) < min_version:
+                if status == 405:
+                    raise webob.exc.HTTPMethodNotAllowed()
+                raise webob.exc.HTTPNotFound()
+            return handler(req)
+        return wrapper
+    return decorator
+
+
+def require_content(content_type='application/json'):
+    """Refuse (415) a request body that is not ``content_type``."""
+    def decorator(handler):
+        @functools.wraps(handler)
+        def wrapper(req):
+            if req.content_type != content_type:
+                raise webob.exc.HTTPUnsupportedMediaType(
+                    'The media type %(bad)s is not supported, use %(good)s'
+                    % {'bad': req.content_type or None,
+                       'good': content_type})
+            return handler(req)
+        return wrapper
+    return decorator
+
+
+def check_accept(*types):
+    """Refuse (406) a request whose Accept header excludes JSON."""
+    def decorator(handler):
+        @functools.wraps(handler)
+        def wrapper(req):
+            accept = webob.acceptparse.create_accept_header(
+                req.environ.get(errors.ENV_ORIGINAL_ACCEPT))
+            if not accept.acceptable_offers(list(types)):
+                raise webob.exc.HTTPNotAcceptable(
+                    'Only %s is provided' % ', '.join(types))
+            return handler(req)
+        return wrapper
+    return decorator
+
+
+def validate(data, schema, prefix='JSON does not validate'):
+    try:
+        jsonschema.validate(data, schema, format_checker=_FORMAT_CHECKER)
+    except jsonschema.ValidationError as exc:
+        raise exception.BadRequest('%s: %s' % (prefix, exc.message))
+
+
+def extract_json(req, schema):
+    """The request body, parsed and validated against ``schema``."""
+    try:
+        data = json.loads(req.body)
+    except ValueError as exc:
+        raise exception.BadRequest('Malformed JSON: %s' % exc)
+    validate(data, schema)
+    return data
+
+
+def validate_query(req, schema, multi=()):
+    """Validate the query string against ``schema``.
+
+    Parameters named in ``multi`` are given to the schema as lists of all
+    their values; the others as their last value, as Placement does.
+    """
+    params = {}
+    for key in req.GET:
+        if key in multi:
+            params[key] = req.GET.getall(key)
+        else:
+            params[key] = req.GET[key]
+    validate(params, schema, 'Invalid query string parameters')
+    return params
+
+
+def json_response(req, data, status=200, last_modified=None):
+    """A JSON response; cache headers are added from microversion 1.15."""
+    resp = webob.Response(status=status, content_type='application/json',
+                          charset=None)
+    resp.body = json.dumps(data).encode('utf-8')
+    if want_version(req) >= (1, 15):
+        resp.last_modified = last_modified or timeutils.utcnow(
+            with_timezone=True)
+        resp.cache_control = 'no-cache'
+    return resp
+
+
+def empty_response(status=204, location=None):
+    resp = webob.Response(status=status)
+    resp.content_type = None
+    if location:
+        resp.location = location
+    return resp
+
+
+def latest(*timestamps):
+    """The most recent of some created_at/updated_at values (or None)."""
+    stamps = [t for t in timestamps if t is not None]
+    if not stamps:
+        return None
+    newest = max(stamps)
+    if newest.tzinfo is None:
+        newest = newest.replace(tzinfo=datetime.timezone.utc)
+    return newest
+
+
+def base_url(req):
+    """Where this Placement API is mounted: links follow the mount point."""
+    return req.script_name
+
+
+def resource_provider_url(req, uuid):
+    return '%s/resource_providers/%s' % (base_url(req), uuid)
+
+
+def provider_links(req, uuid):
+    want = want_version(req)
+    url = resource_provider_url(req, uuid)
+    links = [{'rel': 'self', 'href': url}]
+    if want >= (1, 1):
+        links.append({'rel': 'aggregates', 'href': url + '/aggregates'})
+    links.append({'rel': 'inventories', 'href': url + '/inventories'})
+    links.append({'rel': 'usages', 'href': url + '/usages'})
+    if want >= (1, 6):
+        links.append({'rel': 'traits', 'href': url + '/traits'})
+    if want >= (1, 11):
+        links.append({'rel': 'allocations', 'href': url + '/allocations'})
+    return links

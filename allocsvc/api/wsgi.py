@@ -1,0 +1,20 @@
+"""WSGI entry point for real servers (uwsgi, gunicorn, mod_wsgi).
+
+    gunicorn 'allocsvc.api.wsgi:init_application()'
+
+The configuration file comes from ``ALLOCSVC_CONFIG_FILE`` (default
+``/etc/allocsvc/allocsvc.conf``); the schema must already be current.
+"""
+
+import os
+
+from allocsvc.api import app
+from allocsvc.common import config
+
+
+def init_application():
+    config_file = os.environ.get('ALLOCSVC_CONFIG_FILE',
+                                 '/etc/allocsvc/allocsvc.conf')
+    files = [config_file] if os.path.exists(config_file) else []
+    conf = config.prepare([], default_config_files=files)
+    return app.setup_app(conf)

@@ -1,0 +1,44 @@
+"""``allocsvc-all``: the whole service in one process.
+
+Serves the API on ``[api] host_ip``:``port`` (``/placement``, and the
+service root) and the Placement API at the root of ``[api]
+placement_port``. An embedded SQLite database is created or upgraded on
+start; other databases are upgraded with ``allocsvc-dbsync``.
+"""
+
+import sys
+
+from oslo_log import log as logging
+
+from allocsvc.api import app as api_app
+from allocsvc.cmd import server
+from allocsvc.common import config
+from allocsvc.db import api as db_api
+from allocsvc.db import migration
+
+LOG = logging.getLogger(__name__)
+
+
+def main(argv=None):
+    conf = config.prepare(sys.argv[1:] if argv is None else argv)
+    db_api.configure(conf)
+    if conf.database.connection.startswith('sqlite'):
+        if migration.needs_upgrade():
+            LOG.info('Upgrading the embedded database schema')
+            migration.upgrade()
+    elif migration.needs_upgrade():
+        LOG.error('The database schema is not up to date: run '
+                  '"allocsvc-dbsync --config-file ... upgrade" first.')
+        return 1
+    api_app.prepare_database(conf)
+    servers = [server.make_server(conf.api.host_ip, conf.api.port,
+                                  api_app.setup_app(conf, prepare_db=False))]
+    if conf.api.placement_port:
+        servers.append(server.make_server(
+            conf.api.host_ip, conf.api.placement_port,
+            api_app.placement_app(conf)))
+    return server.serve_forever(servers)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

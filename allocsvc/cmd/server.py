@@ -1,0 +1,52 @@
+"""A small threaded WSGI server for the embedded, all-in-one mode.
+
+Production deployments run ``allocsvc.api.wsgi`` under uwsgi or gunicorn.
+"""
+
+import signal
+import socketserver
+import threading
+from wsgiref import simple_server
+
+from oslo_log import log as logging
+
+LOG = logging.getLogger(__name__)
+
+
+class _ThreadingServer(socketserver.ThreadingMixIn, simple_server.WSGIServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+class _QuietHandler(simple_server.WSGIRequestHandler):
+
+    def log_message(self, fmt, *args):
+        LOG.info('%s %s', self.address_string(), fmt % args)
+
+
+def make_server(host, port, app):
+    httpd = simple_server.make_server(host, port, app,
+                                      server_class=_ThreadingServer,
+                                      handler_class=_QuietHandler)
+    LOG.info('Serving on http://%s:%s/', host, port)
+    return httpd
+
+
+def serve_forever(servers):
+    """Serve every server until SIGINT or SIGTERM; returns an exit code."""
+    stop = threading.Event()
+    threads = [threading.Thread(target=s.serve_forever, daemon=True)
+               for s in servers]
+    for thread in threads:
+        thread.start()
+
+    def _stop(signum, frame):
+        stop.set()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    stop.wait()
+    for s in servers:
+        s.shutdown()
+        s.server_close()
+    return 0

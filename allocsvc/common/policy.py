@@ -1,0 +1,161 @@
+"""oslo.policy rules, with Placement's rule names and defaults.
+
+New defaults let administrators and the ``service`` role (the other
+services of a cloud) manage everything; project readers may read their own
+usages. With ``[oslo_policy] enforce_new_defaults = False`` the deprecated
+legacy rule (``role:admin``) is accepted as well, as in Placement.
+"""
+
+from oslo_policy import policy
+
+from allocsvc.common import exception
+
+ADMIN_OR_SERVICE = 'rule:admin_or_service_api'
+PROJECT_READER_OR_ADMIN_OR_SERVICE = (
+    'rule:admin_or_service_api or rule:project_reader_api')
+
+_DEPRECATED_REASON = (
+    'Placement API policies now also allow the service role and have '
+    'project-scoped readers for usages.')
+
+_base_rules = [
+    policy.RuleDefault('admin_api', 'role:admin',
+                       'Default rule for most administrative APIs.'),
+    policy.RuleDefault('service_api', 'role:service',
+                       'Default rule for service-to-service APIs.'),
+    policy.RuleDefault('admin_or_service_api',
+                       'role:admin or role:service',
+                       'Default rule for administrative or service APIs.'),
+    policy.RuleDefault('project_reader_api',
+                       'role:reader and project_id:%(project_id)s',
+                       'Default rule for project-level read-only APIs.'),
+]
+
+def _rule(name, description, operations, check_str=ADMIN_OR_SERVICE):
+    deprecated = policy.DeprecatedRule(
+        name=name, check_str='role:admin',
+        deprecated_reason=_DEPRECATED_REASON, deprecated_since='1.0')
+    return policy.DocumentedRuleDefault(
+        name=name, check_str=check_str, description=description,
+        operations=[{'path': path, 'method': method}
+                    for method, path in operations],
+        scope_types=['project'], deprecated_rule=deprecated)
+
+
+_RP = '/resource_providers'
+_RP1 = '/resource_providers/{uuid}'
+
+_placement_rules = [
+    _rule('placement:resource_providers:list', 'List resource providers.',
+          [('GET', _RP)]),
+    _rule('placement:resource_providers:create', 'Create resource provider.',
+          [('POST', _RP)]),
+    _rule('placement:resource_providers:show', 'Show resource provider.',
+          [('GET', _RP1)]),
+    _rule('placement:resource_providers:update', 'Update resource provider.',
+          [('PUT', _RP1)]),
+    _rule('placement:resource_providers:delete', 'Delete resource provider.',
+          [('DELETE', _RP1)]),
+    _rule('placement:resource_classes:list', 'List resource classes.',
+          [('GET', '/resource_classes')]),
+    _rule('placement:resource_classes:create', 'Create resource class.',
+          [('POST', '/resource_classes')]),
+    _rule('placement:resource_classes:show', 'Show resource class.',
+          [('GET', '/resource_classes/{name}')]),
+    _rule('placement:resource_classes:update', 'Update resource class.',
+          [('PUT', '/resource_classes/{name}')]),
+    _rule('placement:resource_classes:delete', 'Delete resource class.',
+          [('DELETE', '/resource_classes/{name}')]),
+    _rule('placement:resource_providers:inventories:list',
+          'List resource provider inventories.',
+          [('GET', _RP1 + '/inventories')]),
+    _rule('placement:resource_providers:inventories:create',
+          'Create one resource provider inventory.',
+          [('POST', _RP1 + '/inventories')]),
+    _rule('placement:resource_providers:inventories:show',
+          'Show resource provider inventory.',
+          [('GET', _RP1 + '/inventories/{resource_class}')]),
+    _rule('placement:resource_providers:inventories:update',
+          'Update resource provider inventory.',
+          [('PUT', _RP1 + '/inventories'),
+           ('PUT', _RP1 + '/inventories/{resource_class}')]),
+    _rule('placement:resource_providers:inventories:delete',
+          'Delete resource provider inventory.',
+          [('DELETE', _RP1 + '/inventories'),
+           ('DELETE', _RP1 + '/inventories/{resource_class}')]),
+    _rule('placement:resource_providers:aggregates:list',
+          'List resource provider aggregates.',
+          [('GET', _RP1 + '/aggregates')]),
+    _rule('placement:resource_providers:aggregates:update',
+          'Update resource provider aggregates.',
+          [('PUT', _RP1 + '/aggregates')]),
+    _rule('placement:resource_providers:usages',
+          'List resource provider usages.', [('GET', _RP1 + '/usages')]),
+    _rule('placement:usages', 'List total resource usages for a given '
+          'project.', [('GET', '/usages')],
+          check_str=PROJECT_READER_OR_ADMIN_OR_SERVICE),
+    _rule('placement:traits:list', 'List traits.', [('GET', '/traits')]),
+    _rule('placement:traits:show', 'Show trait.',
+          [('GET', '/traits/{name}')]),
+    _rule('placement:traits:update', 'Update trait.',
+          [('PUT', '/traits/{name}')]),
+    _rule('placement:traits:delete', 'Delete trait.',
+          [('DELETE', '/traits/{name}')]),
+    _rule('placement:resource_providers:traits:list',
+          'List resource provider traits.', [('GET', _RP1 + '/traits')]),
+    _rule('placement:resource_providers:traits:update',
+          'Update resource provider traits.', [('PUT', _RP1 + '/traits')]),
+    _rule('placement:resource_providers:traits:delete',
+          'Delete resource provider traits.',
+          [('DELETE', _RP1 + '/traits')]),
+    _rule('placement:resource_providers:allocations:list',
+          'List resource provider allocations.',
+          [('GET', _RP1 + '/allocations')]),
+    _rule('placement:allocations:list', 'List allocations.',
+          [('GET', '/allocations/{consumer_uuid}')]),
+    _rule('placement:allocations:manage', 'Manage allocations.',
+          [('POST', '/allocations')]),
+    _rule('placement:allocations:update', 'Update allocations.',
+          [('PUT', '/allocations/{consumer_uuid}')]),
+    _rule('placement:allocations:delete', 'Delete allocations.',
+          [('DELETE', '/allocations/{consumer_uuid}')]),
+    _rule('placement:allocation_candidates:list',
+          'List allocation candidates.',
+          [('GET', '/allocation_candidates')]),
+    _rule('placement:reshaper:reshape', 'Reshape Inventory and '
+          'Allocations.', [('POST', '/reshaper')]),
+]
+
+
+def list_rules():
+    return _base_rules + _placement_rules
+
+
+def get_enforcer(conf=None):
+    """A new enforcer for ``conf`` with every default registered.
+
+    Also the ``oslo.policy.enforcer`` entry point, for oslopolicy tools.
+    """
+    if conf is None:
+        from oslo_config import cfg
+        from allocsvc.common import config
+        conf = cfg.ConfigOpts()
+        config.register_opts(conf)
+        conf([], project='allocsvc')
+    enforcer = policy.Enforcer(conf)
+    enforcer.register_defaults(list_rules())
+    return enforcer
+
+
+class PolicyNotAuthorized(exception.AllocsvcException):
+    status = 403
+
+
+def authorize(enforcer, context, action, target=None):
+    """Raise 403 unless ``context`` may perform ``action`` on ``target``."""
+    target = target or {'project_id': context.project_id,
+                        'user_id': context.user_id}
+    credentials = context.to_policy_values()
+    if not enforcer.authorize(action, target, credentials, do_raise=False):
+        raise PolicyNotAuthorized(
+            'Policy does not allow %s to be performed.' % action)

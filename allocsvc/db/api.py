@@ -1,0 +1,34 @@
+"""Database access plumbing: the oslo.db transaction context manager.
+
+Every engine function declares its transaction with ``@reader`` or
+``@writer`` (module-level aliases of the one context manager below) and
+reads ``context.session``. The manager is configured once per process by
+``configure(conf)``; tests patch in other engines with ``patch_engine``.
+"""
+
+from oslo_db import api as oslo_db_api
+from oslo_db.sqlalchemy import enginefacade
+
+context_manager = enginefacade.transaction_context()
+
+reader = context_manager.reader
+writer = context_manager.writer
+
+# Deadlocks (and, on Galera, lost certification races) are retried a
+# bounded number of times, with a short growing back-off; the decorated
+# function must be a whole transaction, so it goes outside @writer.
+retry_on_deadlock = oslo_db_api.wrap_db_retry(
+    max_retries=5, retry_on_deadlock=True, retry_interval=0.05,
+    inc_retry_interval=True, max_retry_interval=0.5)
+
+
+def configure(conf):
+    """Point the context manager at ``[database]`` of ``conf`` (once: the
+    engine cannot change after the first transaction)."""
+    if context_manager.is_started:
+        return
+    context_manager.configure(sqlite_fk=True, **dict(conf.database.items()))
+
+
+def get_engine():
+    return context_manager.writer.get_engine()

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Set up .venv (if needed) and run the whole test suite with pytest.
+# Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")"
+VENV=${VENV:-.venv}
+if [ ! -x "$VENV/bin/python" ]; then
+    python3 -m venv "$VENV"
+fi
+"$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null
+"$VENV/bin/python" -m pip install -q -r requirements.txt -r test-requirements.txt
+"$VENV/bin/python" -m pip install -q --no-deps -e .
+exec "$VENV/bin/python" -m pytest "$@"

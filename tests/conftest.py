@@ -1,0 +1,46 @@
+"""Shared pytest fixtures: one database per backend for the whole run."""
+
+import pytest
+
+from allocsvc.common import config
+from tests import backends
+
+_databases = {}
+
+
+def get_database(backend):
+    """The session-wide Database of ``backend``, made on first use."""
+    if backend not in _databases:
+        _databases[backend] = backends.Database(backend)
+    db = _databases[backend]
+    for other in _databases.values():
+        if other is not db:
+            other.release()
+    db.use()
+    return db
+
+
+def pytest_sessionfinish(session, exitstatus):
+    for db in _databases.values():
+        db.close()
+    _databases.clear()
+
+
+@pytest.fixture(params=backends.BACKENDS)
+def database(request):
+    """Each test using this runs once per backend, on a clean database."""
+    db = get_database(request.param)
+    db.clean()
+    return db
+
+
+def make_conf(**api_overrides):
+    conf = config.prepare([], default_config_files=[])
+    for name, value in api_overrides.items():
+        conf.set_override(name, value, group='api')
+    return conf
+
+
+@pytest.fixture
+def conf():
+    return make_conf()
