@@ -52,6 +52,7 @@ def register_opts(conf):
     conf.register_opts(placement_opts, group='placement')
     db_options.set_defaults(conf, connection=DEFAULT_SQLITE_CONNECTION)
     log.register_options(conf)
+    conf.register_opts(cors.CORS_OPTS, group='cors')
     policy_opts.set_defaults(conf)
 
 
