@@ -27,6 +27,10 @@ def in_ci():
     return os.environ.get('CI', '').lower() in ('1', 'true', 'yes')
 
 
+class Unavailable(Exception):
+    """A database server tests need cannot be reached."""
+
+
 def unavailable(reason):
     """Skip, or fail in CI, because a database server is not there."""
     if in_ci():
@@ -44,8 +48,8 @@ def _create_database(backend):
             conn.execute(sa.text('DROP DATABASE IF EXISTS %s' % DB_NAME))
             conn.execute(sa.text('CREATE DATABASE %s' % DB_NAME))
     except sa.exc.OperationalError as exc:
-        unavailable('%s is not reachable at %s: %s'
-                    % (backend, server, exc.orig))
+        raise Unavailable('%s is not reachable at %s: %s'
+                          % (backend, server, exc.orig))
     finally:
         engine.dispose()
     suffix = '?charset=utf8mb4' if backend == 'mysql' else ''

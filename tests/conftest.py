@@ -6,12 +6,22 @@ from allocsvc.common import config
 from tests import backends
 
 _databases = {}
+_unavailable = {}
 
 
 def get_database(backend):
-    """The session-wide Database of ``backend``, made on first use."""
+    """The session-wide Database of ``backend``, made on first use.
+
+    A server found unreachable once is not tried again in this run.
+    """
+    if backend in _unavailable:
+        backends.unavailable(_unavailable[backend])
     if backend not in _databases:
-        _databases[backend] = backends.Database(backend)
+        try:
+            _databases[backend] = backends.Database(backend)
+        except backends.Unavailable as exc:
+            _unavailable[backend] = str(exc)
+            backends.unavailable(str(exc))
     db = _databases[backend]
     for other in _databases.values():
         if other is not db:

@@ -31,6 +31,7 @@ _base_rules = [
                        'Default rule for project-level read-only APIs.'),
 ]
 
+
 def _rule(name, description, operations, check_str=ADMIN_OR_SERVICE):
     deprecated = policy.DeprecatedRule(
         name=name, check_str='role:admin',

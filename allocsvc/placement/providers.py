@@ -282,7 +282,8 @@ def capacity_filter(rc_id, amount):
     return (
         sa.select(_INV.c.resource_provider_id)
         .select_from(_INV.outerjoin(
-            usage, usage.c.resource_provider_id == _INV.c.resource_provider_id))
+            usage,
+            usage.c.resource_provider_id == _INV.c.resource_provider_id))
         .where(_INV.c.resource_class_id == rc_id,
                (_INV.c.total - _INV.c.reserved) * _INV.c.allocation_ratio >=
                sa.func.coalesce(usage.c.used, 0) + amount,

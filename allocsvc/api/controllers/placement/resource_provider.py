@@ -24,8 +24,8 @@ def _serialize(req, rp):
 
 
 def _last_modified(*rps):
-    return util.latest(*[t for rp in rps for t in (rp.created_at,
-                                                  rp.updated_at)])
+    stamps = [t for rp in rps for t in (rp.created_at, rp.updated_at)]
+    return util.latest(*stamps)
 
 
 @util.check_accept('application/json')
