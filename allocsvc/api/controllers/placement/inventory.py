@@ -1,31 +1,133 @@
-"""Placeholder: being written."""
+"""Handlers for /resource_providers/{uuid}/inventories and
+/resource_providers/{uuid}/inventories/{resource_class}."""
 
-import webob.exc
+import math
+
+from oslo_utils import uuidutils
+
+from allocsvc.api.controllers.placement.schemas import inventory as schema
+from allocsvc.api.controllers.placement import util
+from allocsvc.common import exception
+from allocsvc.placement import inventories
 
 
+def provider_uuid(req):
+    """The provider uuid of the path; 404 at once if it cannot be one
+    (a stray byte in it would otherwise reach the database)."""
+    uuid = req.urlvars['uuid']
+    if len(uuid) > 36 or not uuidutils.is_uuid_like(uuid):
+        raise exception.NotFound(
+            'No resource provider with uuid %s found' % uuid)
+    return uuid
+
+
+def _reserved_may_equal_total(req):
+    return util.want_version(req) >= (1, 26)
+
+
+def _inventory(resource_class, data):
+    # JSON accepts NaN, and NaN passes every comparison of the schema.
+    ratio = data.get('allocation_ratio')
+    if ratio is not None and not math.isfinite(ratio):
+        raise exception.BadRequest(
+            'JSON does not validate: allocation_ratio of %s must be a '
+            'finite number' % resource_class)
+    return inventories.Inventory.from_request(resource_class, data)
+
+
+def _serialize_one(inv, generation):
+    data = inv.values()
+    data['resource_provider_generation'] = generation
+    return data
+
+
+def _send_all(req, generation, invs, last_modified=None):
+    body = {
+        'resource_provider_generation': generation,
+        'inventories': {inv.resource_class: inv.values() for inv in invs},
+    }
+    return util.json_response(req, body, last_modified=last_modified)
+
+
+def _inventory_url(req, uuid, resource_class):
+    return '%s/inventories/%s' % (util.resource_provider_url(req, uuid),
+                                  resource_class)
+
+
+@util.check_accept('application/json')
 def get_inventories(req):
-    raise webob.exc.HTTPNotImplemented()
+    context = util.authorize(
+        req, 'placement:resource_providers:inventories:list')
+    rp, found = inventories.get_all(context, provider_uuid(req))
+    invs = list(found.values())
+    return _send_all(req, rp.generation, invs, last_modified=util.latest(
+        *[t for inv in invs for t in (inv.created_at, inv.updated_at)]))
 
 
-def create_inventory(req):
-    raise webob.exc.HTTPNotImplemented()
-
-
-def set_inventories(req):
-    raise webob.exc.HTTPNotImplemented()
-
-
-def delete_inventories(req):
-    raise webob.exc.HTTPNotImplemented()
-
-
+@util.check_accept('application/json')
 def get_inventory(req):
-    raise webob.exc.HTTPNotImplemented()
+    context = util.authorize(
+        req, 'placement:resource_providers:inventories:show')
+    rp, inv = inventories.get_one(context, provider_uuid(req),
+                                  req.urlvars['resource_class'])
+    return util.json_response(
+        req, _serialize_one(inv, rp.generation),
+        last_modified=util.latest(inv.created_at, inv.updated_at))
 
 
+@util.require_content('application/json')
+def create_inventory(req):
+    context = util.authorize(
+        req, 'placement:resource_providers:inventories:create')
+    uuid = provider_uuid(req)
+    data = util.extract_json(req, schema.POST)
+    inv = _inventory(data['resource_class'], data)
+    generation = inventories.create(context, uuid, inv,
+                                    _reserved_may_equal_total(req))
+    resp = util.json_response(req, _serialize_one(inv, generation),
+                              status=201)
+    resp.location = _inventory_url(req, uuid, inv.resource_class)
+    return resp
+
+
+@util.require_content('application/json')
+def set_inventories(req):
+    context = util.authorize(
+        req, 'placement:resource_providers:inventories:update')
+    uuid = provider_uuid(req)
+    data = util.extract_json(req, schema.PUT_ALL)
+    invs = [_inventory(name, fields)
+            for name, fields in sorted(data['inventories'].items())]
+    generation = inventories.replace_all(
+        context, uuid, data['resource_provider_generation'], invs,
+        _reserved_may_equal_total(req))
+    return _send_all(req, generation, invs)
+
+
+@util.require_version((1, 5), status=405)
+def delete_inventories(req):
+    context = util.authorize(
+        req, 'placement:resource_providers:inventories:delete')
+    inventories.delete_all(context, provider_uuid(req))
+    return util.empty_response()
+
+
+@util.require_content('application/json')
 def update_inventory(req):
-    raise webob.exc.HTTPNotImplemented()
+    context = util.authorize(
+        req, 'placement:resource_providers:inventories:update')
+    uuid = provider_uuid(req)
+    data = util.extract_json(req, schema.PUT_ONE)
+    inv = _inventory(req.urlvars['resource_class'], data)
+    generation = inventories.update(
+        context, uuid, data['resource_provider_generation'], inv,
+        _reserved_may_equal_total(req))
+    return util.json_response(req, _serialize_one(inv, generation))
 
 
 def delete_inventory(req):
-    raise webob.exc.HTTPNotImplemented()
+    context = util.authorize(
+        req, 'placement:resource_providers:inventories:delete')
+    inventories.delete(context, provider_uuid(req),
+                       req.urlvars['resource_class'])
+    return util.empty_response()
