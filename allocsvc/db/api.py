@@ -7,19 +7,32 @@ reads ``context.session``. The manager is configured once per process by
 """
 
 from oslo_db import api as oslo_db_api
+from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
+from sqlalchemy import exc as sa_exc
 
 context_manager = enginefacade.transaction_context()
 
 reader = context_manager.reader
 writer = context_manager.writer
 
-# Deadlocks (and, on Galera, lost certification races) are retried a
-# bounded number of times, with a short growing back-off; the decorated
-# function must be a whole transaction, so it goes outside @writer.
+
+def _sqlite_busy(exc):
+    # SQLite refuses at once (no waiting) a writer whose transaction read
+    # before another writer took the lock; like a deadlock, the whole
+    # transaction can simply run again.
+    return (isinstance(exc, (db_exc.DBError, sa_exc.OperationalError)) and
+            'database is locked' in str(exc))
+
+
+# Deadlocks (and, on Galera, lost certification races; on SQLite, busy
+# locks) are retried a bounded number of times, with a short growing
+# back-off; the decorated function must be a whole transaction, so it goes
+# outside @writer.
 retry_on_deadlock = oslo_db_api.wrap_db_retry(
     max_retries=5, retry_on_deadlock=True, retry_interval=0.05,
-    inc_retry_interval=True, max_retry_interval=0.5)
+    inc_retry_interval=True, max_retry_interval=0.5,
+    exception_checker=_sqlite_busy)
 
 
 def configure(conf):

@@ -47,5 +47,5 @@ def test_gabbi(name, backend):
     result = _run_file(name)
     problems = ['%s\n%s' % (test.id(), trace)
                 for test, trace in result.failures + result.errors]
-    assert result.testsRun > 0
     assert not problems, '\n\n'.join(problems)
+    assert result.testsRun > 0

@@ -19,7 +19,7 @@ HEADERS = {'X-Auth-Token': 'admin',
            'OpenStack-API-Version': 'placement latest'}
 
 
-@pytest.fixture(params=['mysql', 'postgresql'])
+@pytest.fixture(params=['sqlite', 'mysql', 'postgresql'])
 def placement(request):
     db = conftest.get_database(request.param)
     db.clean()

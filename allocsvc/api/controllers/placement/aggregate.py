@@ -4,7 +4,6 @@ From 1.19 the PUT body and both responses carry the provider generation,
 and a PUT must name the current generation and increments it.
 """
 
-from allocsvc.api.controllers.placement.inventory import provider_uuid
 from allocsvc.api.controllers.placement.schemas import aggregate as schema
 from allocsvc.api.controllers.placement import util
 from allocsvc.placement import aggregates
@@ -24,7 +23,7 @@ def _send(req, uuids, generation):
 def get_aggregates(req):
     context = util.authorize(
         req, 'placement:resource_providers:aggregates:list')
-    rp, uuids = aggregates.get_aggregates(context, provider_uuid(req))
+    rp, uuids = aggregates.get_aggregates(context, util.provider_uuid(req))
     return _send(req, uuids, rp.generation)
 
 
@@ -33,7 +32,7 @@ def get_aggregates(req):
 def set_aggregates(req):
     context = util.authorize(
         req, 'placement:resource_providers:aggregates:update')
-    uuid = provider_uuid(req)
+    uuid = util.provider_uuid(req)
     if util.want_version(req) >= (1, 19):
         data = util.extract_json(req, schema.PUT_1_19)
         uuids = data['aggregates']

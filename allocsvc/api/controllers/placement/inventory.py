@@ -1,24 +1,9 @@
 """Handlers for /resource_providers/{uuid}/inventories and
 /resource_providers/{uuid}/inventories/{resource_class}."""
 
-import math
-
-from oslo_utils import uuidutils
-
 from allocsvc.api.controllers.placement.schemas import inventory as schema
 from allocsvc.api.controllers.placement import util
-from allocsvc.common import exception
 from allocsvc.placement import inventories
-
-
-def provider_uuid(req):
-    """The provider uuid of the path; 404 at once if it cannot be one
-    (a stray byte in it would otherwise reach the database)."""
-    uuid = req.urlvars['uuid']
-    if len(uuid) > 36 or not uuidutils.is_uuid_like(uuid):
-        raise exception.NotFound(
-            'No resource provider with uuid %s found' % uuid)
-    return uuid
 
 
 def _reserved_may_equal_total(req):
@@ -26,12 +11,6 @@ def _reserved_may_equal_total(req):
 
 
 def _inventory(resource_class, data):
-    # JSON accepts NaN, and NaN passes every comparison of the schema.
-    ratio = data.get('allocation_ratio')
-    if ratio is not None and not math.isfinite(ratio):
-        raise exception.BadRequest(
-            'JSON does not validate: allocation_ratio of %s must be a '
-            'finite number' % resource_class)
     return inventories.Inventory.from_request(resource_class, data)
 
 
@@ -58,7 +37,7 @@ def _inventory_url(req, uuid, resource_class):
 def get_inventories(req):
     context = util.authorize(
         req, 'placement:resource_providers:inventories:list')
-    rp, found = inventories.get_all(context, provider_uuid(req))
+    rp, found = inventories.get_all(context, util.provider_uuid(req))
     invs = list(found.values())
     return _send_all(req, rp.generation, invs, last_modified=util.latest(
         *[t for inv in invs for t in (inv.created_at, inv.updated_at)]))
@@ -68,7 +47,7 @@ def get_inventories(req):
 def get_inventory(req):
     context = util.authorize(
         req, 'placement:resource_providers:inventories:show')
-    rp, inv = inventories.get_one(context, provider_uuid(req),
+    rp, inv = inventories.get_one(context, util.provider_uuid(req),
                                   req.urlvars['resource_class'])
     return util.json_response(
         req, _serialize_one(inv, rp.generation),
@@ -79,7 +58,7 @@ def get_inventory(req):
 def create_inventory(req):
     context = util.authorize(
         req, 'placement:resource_providers:inventories:create')
-    uuid = provider_uuid(req)
+    uuid = util.provider_uuid(req)
     data = util.extract_json(req, schema.POST)
     inv = _inventory(data['resource_class'], data)
     generation = inventories.create(context, uuid, inv,
@@ -94,7 +73,7 @@ def create_inventory(req):
 def set_inventories(req):
     context = util.authorize(
         req, 'placement:resource_providers:inventories:update')
-    uuid = provider_uuid(req)
+    uuid = util.provider_uuid(req)
     data = util.extract_json(req, schema.PUT_ALL)
     invs = [_inventory(name, fields)
             for name, fields in sorted(data['inventories'].items())]
@@ -108,7 +87,7 @@ def set_inventories(req):
 def delete_inventories(req):
     context = util.authorize(
         req, 'placement:resource_providers:inventories:delete')
-    inventories.delete_all(context, provider_uuid(req))
+    inventories.delete_all(context, util.provider_uuid(req))
     return util.empty_response()
 
 
@@ -116,7 +95,7 @@ def delete_inventories(req):
 def update_inventory(req):
     context = util.authorize(
         req, 'placement:resource_providers:inventories:update')
-    uuid = provider_uuid(req)
+    uuid = util.provider_uuid(req)
     data = util.extract_json(req, schema.PUT_ONE)
     inv = _inventory(req.urlvars['resource_class'], data)
     generation = inventories.update(
@@ -128,6 +107,6 @@ def update_inventory(req):
 def delete_inventory(req):
     context = util.authorize(
         req, 'placement:resource_providers:inventories:delete')
-    inventories.delete(context, provider_uuid(req),
+    inventories.delete(context, util.provider_uuid(req),
                        req.urlvars['resource_class'])
     return util.empty_response()

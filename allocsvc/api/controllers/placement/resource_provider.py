@@ -31,7 +31,7 @@ def _last_modified(*rps):
 @util.check_accept('application/json')
 def get_resource_provider(req):
     context = util.authorize(req, 'placement:resource_providers:show')
-    rp = providers.get_by_uuid(context, req.urlvars['uuid'])
+    rp = providers.get_by_uuid(context, util.provider_uuid(req))
     return util.json_response(req, _serialize(req, rp),
                               last_modified=_last_modified(rp))
 
@@ -63,7 +63,7 @@ def update_resource_provider(req):
     kwargs = {}
     if 'parent_provider_uuid' in data:
         kwargs['parent_provider_uuid'] = data['parent_provider_uuid']
-    rp = providers.update(context, req.urlvars['uuid'], data['name'],
+    rp = providers.update(context, util.provider_uuid(req), data['name'],
                           allow_move=want >= (1, 37), **kwargs)
     return util.json_response(req, _serialize(req, rp),
                               last_modified=_last_modified(rp))
@@ -71,7 +71,7 @@ def update_resource_provider(req):
 
 def delete_resource_provider(req):
     context = util.authorize(req, 'placement:resource_providers:delete')
-    providers.delete(context, req.urlvars['uuid'])
+    providers.delete(context, util.provider_uuid(req))
     return util.empty_response()
 
 

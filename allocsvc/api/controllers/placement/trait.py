@@ -5,7 +5,6 @@ and cache-control, including the empty 204s of GET and PUT /traits/{name}.
 """
 
 from oslo_utils import timeutils
-from oslo_utils import uuidutils
 
 from allocsvc.api.controllers.placement.schemas import trait as schema
 from allocsvc.api.controllers.placement import util
@@ -60,16 +59,6 @@ def _empty_response(req, status, last_modified=None, location=None):
     return resp
 
 
-def _provider_uuid(req):
-    uuid = req.urlvars['uuid']
-    # Anything but a uuid cannot name a provider; do not send it to the
-    # database (a NUL byte is an error on PostgreSQL, not a miss).
-    if not uuidutils.is_uuid_like(uuid):
-        raise exception.NotFound(
-            'No resource provider with uuid %s found' % uuid)
-    return uuid
-
-
 @util.require_version((1, 6))
 @util.check_accept('application/json')
 def list_traits(req):
@@ -122,7 +111,7 @@ def _provider_traits_body(names, generation):
 @util.check_accept('application/json')
 def list_traits_for_resource_provider(req):
     context = util.authorize(req, 'placement:resource_providers:traits:list')
-    rp, found = traits.get_provider_traits(context, _provider_uuid(req))
+    rp, found = traits.get_provider_traits(context, util.provider_uuid(req))
     body = _provider_traits_body([t.name for t in found], rp.generation)
     # The provider's updated_at moves whenever its trait set changes.
     return util.json_response(req, body,
@@ -135,7 +124,7 @@ def update_traits_for_resource_provider(req):
     context = util.authorize(req,
                              'placement:resource_providers:traits:update')
     data = util.extract_json(req, schema.SET_PROVIDER_TRAITS)
-    uuid = _provider_uuid(req)
+    uuid = util.provider_uuid(req)
     # JSON Schema counts 1.0 as an integer: make it one.
     generation = int(data['resource_provider_generation'])
     if not _GENERATION_RANGE[0] <= generation <= _GENERATION_RANGE[1]:
@@ -154,5 +143,5 @@ def update_traits_for_resource_provider(req):
 def delete_traits_for_resource_provider(req):
     context = util.authorize(req,
                              'placement:resource_providers:traits:delete')
-    traits.clear_provider_traits(context, _provider_uuid(req))
+    traits.clear_provider_traits(context, util.provider_uuid(req))
     return util.empty_response()

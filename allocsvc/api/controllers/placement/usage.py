@@ -1,6 +1,5 @@
 """Handlers for /resource_providers/{uuid}/usages and /usages (1.9)."""
 
-from allocsvc.api.controllers.placement.inventory import provider_uuid
 from allocsvc.api.controllers.placement.schemas import usage as schema
 from allocsvc.api.controllers.placement import util
 from allocsvc.placement import usages
@@ -12,7 +11,7 @@ from allocsvc.placement import usages
 @util.check_accept('application/json')
 def list_usages(req):
     context = util.authorize(req, 'placement:resource_providers:usages')
-    rp, used = usages.provider_usages(context, provider_uuid(req))
+    rp, used = usages.provider_usages(context, util.provider_uuid(req))
     return util.json_response(
         req, {'resource_provider_generation': rp.generation, 'usages': used})
 

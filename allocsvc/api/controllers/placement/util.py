@@ -96,10 +96,16 @@ def validate(data, schema, prefix='JSON does not validate'):
         raise exception.BadRequest('%s: %s' % (prefix, exc.message))
 
 
+def _no_constants(name):
+    # NaN and Infinity are not JSON; Python accepts them, and NaN would
+    # pass every numeric comparison of a schema.
+    raise ValueError('%s is not a valid JSON value' % name)
+
+
 def extract_json(req, schema):
     """The request body, parsed and validated against ``schema``."""
     try:
-        data = json.loads(req.body)
+        data = json.loads(req.body, parse_constant=_no_constants)
     except ValueError as exc:
         raise exception.BadRequest('Malformed JSON: %s' % exc)
     validate(data, schema)
@@ -120,6 +126,17 @@ def validate_query(req, schema, multi=()):
             params[key] = req.GET[key]
     validate(params, schema, 'Invalid query string parameters')
     return params
+
+
+def provider_uuid(req):
+    """The provider uuid of the path; 404 at once if it cannot be one (a
+    stray byte in it would otherwise reach the database, and a NUL byte
+    is an error on PostgreSQL, not a miss)."""
+    uuid = req.urlvars['uuid']
+    if len(uuid) > 36 or not uuidutils.is_uuid_like(uuid):
+        raise exception.NotFound(
+            'No resource provider with uuid %s found' % uuid)
+    return uuid
 
 
 def json_response(req, data, status=200, last_modified=None):
