@@ -14,6 +14,12 @@ branch_labels = None
 depends_on = None
 
 
+# Identifiers compare exactly on every backend: MySQL's default collation
+# would fold case (and treat 'a' and 'A' as one consumer's project).
+_TABLE_ARGS = {'mysql_engine': 'InnoDB', 'mysql_charset': 'utf8mb4',
+               'mysql_collate': 'utf8mb4_bin'}
+
+
 def _ts():
     return [sa.Column('created_at', sa.DateTime, nullable=True),
             sa.Column('updated_at', sa.DateTime, nullable=True)]
@@ -29,7 +35,7 @@ def _interned(table, column, length=255):
         table, _id(), sa.Column(column, sa.Unicode(length), nullable=False),
         *_ts(),
         sa.UniqueConstraint(column, name='uniq_%s0%s' % (table, column)),
-        mysql_engine='InnoDB', mysql_charset='utf8mb4')
+        **_TABLE_ARGS)
 
 
 def upgrade():
@@ -56,7 +62,7 @@ def upgrade():
                  'root_provider_id'),
         sa.Index('resource_providers_parent_provider_id_idx',
                  'parent_provider_id'),
-        mysql_engine='InnoDB', mysql_charset='utf8mb4')
+        **_TABLE_ARGS)
 
     op.create_table(
         'inventories', _id(),
@@ -75,7 +81,7 @@ def upgrade():
             'resource_provider_id', 'resource_class_id',
             name='uniq_inventories0resource_provider_resource_class'),
         sa.Index('inventories_resource_class_id_idx', 'resource_class_id'),
-        mysql_engine='InnoDB', mysql_charset='utf8mb4')
+        **_TABLE_ARGS)
 
     op.create_table(
         'consumers', _id(),
@@ -91,7 +97,7 @@ def upgrade():
         sa.UniqueConstraint('uuid', name='uniq_consumers0uuid'),
         sa.Index('consumers_project_id_user_id_uuid_idx',
                  'project_id', 'user_id', 'uuid'),
-        mysql_engine='InnoDB', mysql_charset='utf8mb4')
+        **_TABLE_ARGS)
 
     op.create_table(
         'allocations', _id(),
@@ -106,7 +112,7 @@ def upgrade():
                  'resource_provider_id', 'resource_class_id', 'used'),
         sa.Index('allocations_consumer_id_idx', 'consumer_id'),
         sa.Index('allocations_resource_class_id_idx', 'resource_class_id'),
-        mysql_engine='InnoDB', mysql_charset='utf8mb4')
+        **_TABLE_ARGS)
 
     op.create_table(
         'resource_provider_aggregates',
@@ -117,7 +123,7 @@ def upgrade():
         *_ts(),
         sa.Index('resource_provider_aggregates_aggregate_id_idx',
                  'aggregate_id'),
-        mysql_engine='InnoDB', mysql_charset='utf8mb4')
+        **_TABLE_ARGS)
 
     op.create_table(
         'resource_provider_traits',
@@ -128,4 +134,4 @@ def upgrade():
         *_ts(),
         sa.Index('resource_provider_traits_resource_provider_trait_idx',
                  'resource_provider_id', 'trait_id'),
-        mysql_engine='InnoDB', mysql_charset='utf8mb4')
+        **_TABLE_ARGS)
