@@ -6,6 +6,8 @@ from oslo_utils import uuidutils
 
 from allocsvc.common import exception
 
+MAX_AMOUNT = 2147483647
+
 
 def parse_resources(value, param='resources'):
     """``VCPU:4,DISK_GB:64`` -> {'VCPU': 4, 'DISK_GB': 64}."""
@@ -25,6 +27,12 @@ def parse_resources(value, param='resources'):
             raise exception.BadRequest(
                 'Requested resource %s expected positive integer amount. '
                 'Got: %s.' % (name, item.partition(':')[2]))
+        if amount > MAX_AMOUNT:
+            # No inventory can serve it (max_unit is a 32-bit integer),
+            # and the database could not compare it.
+            raise exception.BadRequest(
+                'Requested resource %s amount %d is larger than the largest '
+                'possible amount, %d.' % (name, amount, MAX_AMOUNT))
         if name in result:
             raise exception.BadRequest(
                 'Badly formed %s parameter. Resource class %s is requested '

@@ -3,7 +3,8 @@
 import copy
 
 _UUID = {'type': 'string', 'format': 'uuid'}
-_NAME = {'type': 'string', 'maxLength': 200}
+# Any text but a NUL byte, which PostgreSQL cannot store or compare.
+_NAME = {'type': 'string', 'maxLength': 200, 'pattern': r'^[^\x00]*$'}
 
 POST_1_0 = {
     'type': 'object',

@@ -1,0 +1,149 @@
+"""No request a client can send gets a 500.
+
+Every route of the Placement route table is called with every method it
+has (and one it lacks), at several microversions, with path values that
+exist, do not exist and cannot exist, and with a corpus of hostile
+bodies and query strings: wrong types, out-of-range numbers, NUL bytes,
+non-ASCII, oversize strings. Only the status class is checked here; the
+gabbi files check the exact answers.
+"""
+
+import itertools
+import json
+import re
+
+import pytest
+import webob
+
+from allocsvc.api import app as api_app
+from allocsvc.api.controllers.placement import handler
+from tests import conftest
+
+VERSIONS = ['1.0', '1.6', '1.18', '1.39']
+
+NUL = '\u0000'
+BIG = 2 ** 63
+
+BODIES = [
+    None, b'', b'null', b'[]', b'{}', b'"text"', b'{"a": 1}', b'{"name":',
+    b'{"total": 1e999}', b'\xff\xfe',
+    {'name': NUL},
+    {'name': 'x' * 300},
+    {'name': 'CUSTOM_' + NUL},
+    {'name': 'caf\u00e9 \u2603'},
+    {'name': 'ok', 'uuid': NUL},
+    {'name': 'ok', 'parent_provider_uuid': 'not-a-uuid'},
+    {'name': 'ok', 'parent_provider_uuid': '00000000-0000-0000-0000-00000000000'},
+    {'resource_provider_generation': BIG, 'traits': ['HW_CPU_X86_AVX']},
+    {'resource_provider_generation': 0, 'traits': [NUL, 'CUSTOM_\u00e9']},
+    {'resource_provider_generation': -1, 'traits': []},
+    {'resource_provider_generation': 0, 'aggregates': [NUL]},
+    {'resource_provider_generation': 0, 'aggregates': ['0' * 32, '0' * 32]},
+    ['%s' % NUL],
+    ['00000000-0000-0000-0000-000000000000'],
+    {'resource_provider_generation': 0,
+     'inventories': {'VCPU': {'total': 2 ** 31}}},
+    {'resource_provider_generation': 0,
+     'inventories': {'CUSTOM_' + NUL: {'total': 1}}},
+    {'resource_provider_generation': 0,
+     'inventories': {'VCPU': {'total': 10, 'allocation_ratio': 1e308}}},
+    {'resource_provider_generation': 0,
+     'inventories': {'VCPU': {'total': 10, 'allocation_ratio': 1e-320}}},
+    {'resource_provider_generation': 0,
+     'inventories': {'VCPU': {'total': 1, 'reserved': BIG}}},
+    {'resource_provider_generation': 0, 'total': '10'},
+    {'resource_provider_generation': 0, 'total': 1.5},
+    {'resource_provider_generation': 0, 'total': BIG},
+    {'resource_class': 'VCPU', 'total': 1, 'max_unit': -1},
+    {'resource_class': NUL, 'total': 1},
+    {'resource_class': 'VCPU', 'total': 1, 'step_size': 0},
+]
+
+QUERIES = [
+    '', '?name=%00', '?uuid=%00', '?member_of=%00', '?member_of=in:',
+    '?member_of=!in:%00', '?resources=VCPU:99999999999999999999',
+    '?resources=VCPU:1,VCPU:2', '?resources=%00:1', '?resources=,',
+    '?required=%00', '?required=in:', '?required=!', '?in_tree=%00',
+    '?project_id=%00', '?project_id=a&user_id=%00',
+    '?project_id=a&consumer_type=%00', '?project_id=a&consumer_type=all',
+    '?name=startswith:%00', '?name=in:%00,', '?associated=maybe',
+    '?name=%C3%A9', '?uuid=' + 'a' * 5000,
+]
+
+PATH_VALUES = {
+    'uuid': ['{rp}', '00000000-0000-0000-0000-000000000000', '%00%C3%A9'],
+    'name': ['CUSTOM_THERE', 'HW_CPU_X86_AVX', 'lower%00'],
+    'resource_class': ['VCPU', 'CUSTOM_NOPE%00'],
+}
+
+
+def _paths(template, rp):
+    names = re.findall(r'\{(\w+)\}', template)
+    choices = [PATH_VALUES[n] for n in names]
+    for values in itertools.product(*choices):
+        path = template
+        for name, value in zip(names, values):
+            path = path.replace('{%s}' % name, value.format(rp=rp), 1)
+        yield path
+
+
+def _request(app, method, path, version, body=None):
+    req = webob.Request.blank(path, method=method, headers={
+        'X-Auth-Token': 'admin',
+        'OpenStack-API-Version': 'placement %s' % version})
+    if body is not None:
+        req.body = (body if isinstance(body, bytes)
+                    else json.dumps(body).encode())
+        req.content_type = 'application/json'
+    return req.get_response(app)
+
+
+def _seed(app):
+    rp = _request(app, 'POST', '/resource_providers', '1.39',
+                  {'name': 'seed'}).json['uuid']
+    assert _request(app, 'PUT', '/resource_providers/%s/inventories' % rp,
+                    '1.39', {'resource_provider_generation': 0,
+                             'inventories': {'VCPU': {'total': 4}}}
+                    ).status_int == 200
+    assert _request(app, 'PUT', '/traits/CUSTOM_THERE', '1.39'
+                    ).status_int == 201
+    assert _request(app, 'PUT', '/resource_classes/CUSTOM_THERE', '1.39'
+                    ).status_int == 201
+    return rp
+
+
+@pytest.mark.parametrize('backend', ['sqlite', 'mysql', 'postgresql'])
+def test_no_request_gets_a_server_error(backend):
+    db = conftest.get_database(backend)
+    db.clean()
+    app = api_app.placement_app(conftest.make_conf())
+    rp = _seed(app)
+    failures = []
+    sent = 0
+    for template, methods in handler.ROUTE_DECLARATIONS.items():
+        for method in sorted(methods) + ['PATCH']:
+            for path, version in itertools.product(_paths(template, rp),
+                                                   VERSIONS):
+                if method in ('PUT', 'POST'):
+                    variants = [(path, body) for body in BODIES]
+                elif method == 'GET':
+                    variants = [(path + q, None) for q in QUERIES]
+                else:
+                    variants = [(path, None)]
+                for url, body in variants:
+                    # Deleting the seeded provider would end the test's
+                    # interest in it; deletion itself is covered below.
+                    if method == 'DELETE' and template == \
+                            '/resource_providers/{uuid}' and rp in url:
+                        continue
+                    resp = _request(app, method, url, version, body)
+                    sent += 1
+                    if resp.status_int >= 500:
+                        failures.append('%s %s @%s %r -> %s %s' % (
+                            method, url[:80], version, body and str(body)[:80],
+                            resp.status, resp.body[:200]))
+    assert _request(app, 'DELETE', '/resource_providers/%s' % rp,
+                    '1.39').status_int == 204
+    assert sent > 1000
+    assert not failures, '%d of %d requests got 5xx:\n%s' % (
+        len(failures), sent, '\n'.join(failures[:40]))
