@@ -2,14 +2,10 @@
 
 Standard traits are loaded at start-up (``sync``) and are read-only here.
 A provider's trait set is replaced as a whole, guarded by the provider
-generation (compare-and-swap), which every change increments.
-
-Name lookups compare names in Python as well as in SQL: MySQL's default
-collation is case- and trailing-space-insensitive, and a name a client
-typed must find the same trait on every backend.
+generation (compare-and-swap), which every change increments. Lookups,
+creation and deletion are those of every catalogue of names (``names``),
+which also says why names are compared by SQL alone.
 """
-
-import re
 
 from oslo_db import exception as db_exc
 from oslo_utils import timeutils
@@ -18,36 +14,31 @@ import sqlalchemy as sa
 from allocsvc.common import exception
 from allocsvc.db import api as db_api
 from allocsvc.db import models
+from allocsvc.placement import names
 from allocsvc.placement import providers
 from allocsvc.placement import sync
 
 _TRAIT = models.traits
 _RPT = models.resource_provider_traits
 
-# Every standard and custom trait name has this form. Other strings are
-# never sent to the database: they cannot name a trait, and some (a NUL
-# byte) are an error on PostgreSQL rather than a miss. (\Z, not $, which
-# would let a trailing newline through.)
-_PLAUSIBLE_NAME = re.compile(r'[A-Z0-9_]{1,255}\Z')
+_TRAITS = names.Catalogue(
+    _TRAIT, 'trait',
+    not_found='No such trait(s): %s.',
+    in_use='The trait %s is in use by a resource provider.',
+    used_by=_RPT.c.trait_id,
+    is_standard=sync.is_standard_trait)
 
+is_plausible_name = names.is_plausible_name
+_plausible = names.plausible  # list_traits' argument hides the module
 
-def is_plausible_name(name):
-    return isinstance(name, str) and bool(_PLAUSIBLE_NAME.match(name))
-
-
-class Trait:
-    """A trait as read from the database."""
-
-    __slots__ = ('id', 'name', 'created_at', 'updated_at')
-
-    def __init__(self, row):
-        for field in self.__slots__:
-            setattr(self, field, getattr(row, field))
-
-
-def _select():
-    return sa.select(_TRAIT.c.id, _TRAIT.c.name, _TRAIT.c.created_at,
-                     _TRAIT.c.updated_at)
+# get_by_name(context, name): the trait called ``name``; NotFound if none.
+get_by_name = _TRAITS.get_by_name
+# ensure(context, name): the trait ``name``, created if missing:
+# (record, created); each step in a transaction of its own.
+ensure = _TRAITS.ensure
+# delete(context, name): delete the custom trait ``name``; refused while a
+# provider has it.
+delete = _TRAITS.delete
 
 
 def _sorted(traits):
@@ -56,44 +47,16 @@ def _sorted(traits):
     return sorted(traits, key=lambda t: t.name)
 
 
-def _not_found(names):
-    return exception.NotFound('No such trait(s): %s.' % ', '.join(names))
-
-
-def _by_names(context, names):
-    """The existing traits among ``names`` (caller's transaction)."""
-    wanted = set(names)
-    queried = sorted(n for n in wanted if is_plausible_name(n))
-    if not queried:
-        return []
-    rows = context.session.execute(
-        _select().where(_TRAIT.c.name.in_(queried)))
-    return _sorted(Trait(row) for row in rows if row.name in wanted)
-
-
 def missing_names(context, names):
     """The names among ``names`` that are not traits (caller's transaction)."""
     names = set(names)
-    return names - {t.name for t in _by_names(context, names)}
+    return names - {t.name for t in _TRAITS.find(context, names)}
 
 
 @db_api.reader
 def get_missing(context, names):
     """The names among ``names`` that are not traits."""
     return missing_names(context, names)
-
-
-def _get(context, name):
-    found = _by_names(context, [name])
-    if not found:
-        raise _not_found([name])
-    return found[0]
-
-
-@db_api.reader
-def get_by_name(context, name):
-    """The trait called ``name``; NotFound if there is none."""
-    return _get(context, name)
 
 
 def _associated():
@@ -106,10 +69,9 @@ def list_traits(context, names=None, prefix=None, associated=None):
     these), ``prefix`` (names starting with it), ``associated`` (True:
     only traits some provider has; False: only traits none has).
     """
-    query = _select()
+    query = _TRAITS.select()
     if names is not None:
-        names = set(names)
-        wanted = sorted(n for n in names if is_plausible_name(n))
+        wanted = _plausible(names)
         if not wanted:
             return []
         query = query.where(_TRAIT.c.name.in_(wanted))
@@ -122,95 +84,19 @@ def list_traits(context, names=None, prefix=None, associated=None):
         query = query.where(_TRAIT.c.id.in_(_associated()))
     elif associated is False:
         query = query.where(_TRAIT.c.id.not_in(_associated()))
-    found = [Trait(row) for row in context.session.execute(query)]
-    # The SQL filters may be case-insensitive (MySQL): recheck exactly.
-    if names is not None:
-        found = [t for t in found if t.name in names]
-    if prefix:
-        found = [t for t in found if t.name.startswith(prefix)]
-    return _sorted(found)
-
-
-@db_api.retry_on_deadlock
-@db_api.writer
-def _insert(context, name):
-    """Insert ``name`` in a transaction of its own; DBDuplicateEntry if a
-    trait of that name exists (or is being created by someone else)."""
-    context.session.execute(_TRAIT.insert().values(
-        name=name, created_at=timeutils.utcnow()))
-    return _get(context, name)
-
-
-def ensure(context, name):
-    """The trait ``name``, created if missing: (Trait, created).
-
-    Each step is its own transaction: after losing a creation race the
-    winner's row must be read in a fresh snapshot (MySQL's repeatable
-    read would hide it from the transaction that lost). Bounded, in case
-    the trait is also being deleted concurrently.
-    """
-    for _attempt in range(3):
-        try:
-            return get_by_name(context, name), False
-        except exception.NotFound:
-            pass
-        try:
-            return _insert(context, name), True
-        except db_exc.DBDuplicateEntry:
-            continue
-    raise exception.ConcurrentUpdate(
-        'Trait %s is being created and deleted concurrently; please try '
-        'again.' % name)
-
-
-def _in_use(name):
-    return exception.Conflict(
-        'The trait %s is in use by a resource provider.' % name)
-
-
-@db_api.reader
-def _check_deletable(context, name):
-    trait = _get(context, name)
-    if sync.is_standard_trait(trait.name):
-        raise exception.BadRequest('Cannot delete standard trait %s.' % name)
-    if context.session.execute(
-            sa.select(_RPT.c.trait_id).where(_RPT.c.trait_id == trait.id)
-            .limit(1)).first():
-        raise _in_use(name)
-    return trait
-
-
-@db_api.retry_on_deadlock
-@db_api.writer
-def _delete_row(context, trait):
-    # The write comes first in its transaction (SQLite cannot make a
-    # transaction that has read wait for another writer) and stays right
-    # if the checks went stale: the foreign key refuses a trait that a
-    # provider got meanwhile.
-    try:
-        result = context.session.execute(
-            _TRAIT.delete().where(_TRAIT.c.id == trait.id))
-    except db_exc.DBReferenceError:
-        raise _in_use(trait.name)
-    if result.rowcount != 1:
-        raise _not_found([trait.name])
-
-
-def delete(context, name):
-    """Delete the custom trait ``name``; refused while a provider has it."""
-    _delete_row(context, _check_deletable(context, name))
+    return _sorted(_TRAITS.read(context, query))
 
 
 def _provider_traits(context, provider_id):
-    rows = context.session.execute(
-        _select().join(_RPT, _RPT.c.trait_id == _TRAIT.c.id)
-        .where(_RPT.c.resource_provider_id == provider_id))
-    return _sorted(Trait(row) for row in rows)
+    query = (_TRAITS.select()
+             .join(_RPT, _RPT.c.trait_id == _TRAIT.c.id)
+             .where(_RPT.c.resource_provider_id == provider_id))
+    return _sorted(_TRAITS.read(context, query))
 
 
 @db_api.reader
 def get_provider_traits(context, uuid):
-    """(Provider, [Trait]) for the provider ``uuid``; NotFound if none."""
+    """(Provider, [trait]) for the provider ``uuid``; NotFound if none."""
     rp = providers.get_for_update(context, uuid)
     return rp, _provider_traits(context, rp.id)
 
@@ -253,7 +139,7 @@ def _swap_traits(context, provider_id, names, generation):
     """
     new_generation = providers.increment_generation(context, provider_id,
                                                     generation)
-    found = _by_names(context, names)
+    found = _sorted(_TRAITS.find(context, names))
     missing = set(names) - {t.name for t in found}
     if missing:
         raise exception.BadRequest(
