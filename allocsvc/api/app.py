@@ -34,7 +34,7 @@ def placement_app(conf, enforcer=None):
         app, microversion.SERVICE_TYPE, microversion.VERSIONS,
         json_error_formatter=errors.json_error_formatter)
     # In: builds the RequestContext from the identity headers.
-    app = auth.ContextMiddleware(app, enforcer)
+    app = auth.ContextMiddleware(app, enforcer, conf)
     # In: authenticates (noauth2 token rules or keystone); 401 if not.
     if conf.api.auth_strategy == 'keystone':
         app = auth.KeystoneAuth(app, conf)

@@ -43,6 +43,25 @@ placement_opts = [
         help='Make sure the standard resource classes (os-resource-classes) '
              'and traits (os-traits) are in the database when the API '
              'starts.'),
+    cfg.StrOpt(
+        'incomplete_consumer_project_id',
+        default='00000000-0000-0000-0000-000000000000',
+        help='The project recorded for consumers whose allocations are '
+             'written without a project, which Placement API '
+             'microversions before 1.8 allow.'),
+    cfg.StrOpt(
+        'incomplete_consumer_user_id',
+        default='00000000-0000-0000-0000-000000000000',
+        help='The user recorded for consumers whose allocations are '
+             'written without a user, which Placement API microversions '
+             'before 1.8 allow.'),
+    cfg.IntOpt(
+        'allocation_conflict_retry_count', default=10, min=1,
+        help='How many times an allocation write (PUT or POST '
+             '/allocations, POST /reshaper) is attempted, each time in a '
+             'fresh transaction, when another request changed one of its '
+             'resource providers meanwhile, before the request is answered '
+             'with 409 placement.concurrent_update.'),
 ]
 
 

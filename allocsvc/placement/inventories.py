@@ -125,6 +125,14 @@ def _is_mysql(context):
     return context.session.get_bind().dialect.name == 'mysql'
 
 
+def stored_ratio(context):
+    """A function giving back, from an allocation_ratio as the database
+    returns it, the value the client wrote (see ``shortest_float32``)."""
+    if _is_mysql(context):
+        return shortest_float32
+    return float
+
+
 def _read(context, rp_id, rc_ids=None):
     """{class name: Inventory} of provider ``rp_id`` (caller's transaction).
 
@@ -314,6 +322,46 @@ def update(context, rp_uuid, generation, inv, reserved_may_equal_total):
     return providers.increment_generation(context, rp.id, generation)
 
 
+def _split(context, rp, wanted):
+    """({class id: name} removed, {class id: Inventory} kept) when
+    ``wanted`` ({class id: Inventory}) replaces the inventory of ``rp``."""
+    existing = _class_ids(context, rp.id)
+    removed = {rc_id: name for rc_id, name in existing.items()
+               if rc_id not in wanted}
+    kept = {rc_id: inv for rc_id, inv in wanted.items() if rc_id in existing}
+    return removed, kept
+
+
+def _write_all(context, rp, wanted, removed, kept):
+    now = timeutils.utcnow()
+    if removed:
+        context.session.execute(_INV.delete().where(
+            _INV.c.resource_provider_id == rp.id,
+            _INV.c.resource_class_id.in_(sorted(removed))))
+    for rc_id, inv in sorted(wanted.items()):
+        if rc_id in kept:
+            _update(context, rp, rc_id, inv, now)
+        else:
+            try:
+                _insert(context, rp, rc_id, inv, now)
+            except db_exc.DBDuplicateEntry:
+                raise exception.ConcurrentUpdate(
+                    'Update conflict: inventory of class %s was added to '
+                    'resource provider %s concurrently.'
+                    % (inv.resource_class, rp.uuid))
+
+
+def write_unchecked(context, rp, wanted):
+    """Inside the caller's transaction, make ``wanted`` ({class id:
+    Inventory}) the whole inventory of ``rp`` (anything with ``id`` and
+    ``uuid``), without the in-use checks and without touching the
+    generation: for the reshaper, which checks allocations against the
+    new inventories afterwards and bumps generations itself.
+    """
+    removed, kept = _split(context, rp, wanted)
+    _write_all(context, rp, wanted, removed, kept)
+
+
 @db_api.retry_on_deadlock
 @db_api.writer
 def replace_all(context, rp_uuid, generation, inventories,
@@ -332,28 +380,10 @@ def replace_all(context, rp_uuid, generation, inventories,
     except exception.NotFound as exc:
         raise _unknown_class(rp_uuid, exc)
     wanted = {ids[inv.resource_class]: inv for inv in inventories}
-    existing = _class_ids(context, rp.id)
-    removed = {rc_id: name for rc_id, name in existing.items()
-               if rc_id not in wanted}
-    kept = {rc_id: inv for rc_id, inv in wanted.items() if rc_id in existing}
+    removed, kept = _split(context, rp, wanted)
     _refuse_removal(context, rp, removed)
     _refuse_shrinking(context, rp, kept)
-    now = timeutils.utcnow()
-    if removed:
-        context.session.execute(_INV.delete().where(
-            _INV.c.resource_provider_id == rp.id,
-            _INV.c.resource_class_id.in_(sorted(removed))))
-    for rc_id, inv in sorted(wanted.items()):
-        if rc_id in kept:
-            _update(context, rp, rc_id, inv, now)
-        else:
-            try:
-                _insert(context, rp, rc_id, inv, now)
-            except db_exc.DBDuplicateEntry:
-                raise exception.ConcurrentUpdate(
-                    'Update conflict: inventory of class %s was added to '
-                    'resource provider %s concurrently.'
-                    % (inv.resource_class, rp_uuid))
+    _write_all(context, rp, wanted, removed, kept)
     return providers.increment_generation(context, rp.id, generation)
 
 

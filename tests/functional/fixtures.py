@@ -130,3 +130,33 @@ def _insert_allocations(env, consumers):
                     resource_provider_id=rps[env[rp]],
                     consumer_id=env[consumer],
                     resource_class_id=classes[rc], used=used))
+
+
+class ConsumersFixture(APIFixture):
+    """APIFixture plus uuids for a third consumer and a third provider."""
+
+    def start_fixture(self):
+        super().start_fixture()
+        for name in ('MIGRATION_UUID', 'THIRD_RP_UUID'):
+            os.environ[name] = uuidutils.generate_uuid()
+
+
+class OvercommitFixture(AllocationFixture):
+    """AllocationFixture, then cn1's VCPU allocation ratio is cut to 1.0
+    behind the API's back: 10 VCPU are allocated of a capacity of 8 (the
+    API refuses to shrink inventory below what is allocated)."""
+
+    def start_fixture(self):
+        super().start_fixture()
+        inv = models.inventories
+        with db_api.get_engine().begin() as conn:
+            rp_id = conn.execute(
+                sa.select(models.resource_providers.c.id).where(
+                    models.resource_providers.c.uuid ==
+                    os.environ['RP_UUID'])).scalar()
+            vcpu = conn.execute(
+                sa.select(models.resource_classes.c.id).where(
+                    models.resource_classes.c.name == 'VCPU')).scalar()
+            conn.execute(inv.update().where(
+                inv.c.resource_provider_id == rp_id,
+                inv.c.resource_class_id == vcpu).values(allocation_ratio=1.0))

@@ -55,15 +55,18 @@ class KeystoneAuth(auth_token.AuthProtocol):
 
 
 class ContextMiddleware:
-    """In: puts a RequestContext built from the identity headers, and the
-    policy enforcer, into the environ for the handlers. Out: nothing."""
+    """In: puts a RequestContext built from the identity headers, the
+    policy enforcer and the configuration into the environ for the
+    handlers. Out: nothing."""
 
-    def __init__(self, application, enforcer):
+    def __init__(self, application, enforcer, conf):
         self.application = application
         self.enforcer = enforcer
+        self.conf = conf
 
     def __call__(self, environ, start_response):
         environ['allocsvc.context'] = context.RequestContext.from_environ(
             environ)
         environ['allocsvc.policy_enforcer'] = self.enforcer
+        environ['allocsvc.conf'] = self.conf
         return self.application(environ, start_response)

@@ -11,9 +11,11 @@ import webob.dec
 import webob.exc
 
 from allocsvc.api.controllers.placement import aggregate
+from allocsvc.api.controllers.placement import allocation
 from allocsvc.api.controllers.placement import errors
 from allocsvc.api.controllers.placement import inventory
 from allocsvc.api.controllers.placement import resource_class
+from allocsvc.api.controllers.placement import reshaper
 from allocsvc.api.controllers.placement import resource_provider
 from allocsvc.api.controllers.placement import root
 from allocsvc.api.controllers.placement import trait
@@ -74,6 +76,20 @@ ROUTE_DECLARATIONS = {
     },
     '/usages': {
         'GET': usage.get_total_usages,
+    },
+    '/resource_providers/{uuid}/allocations': {
+        'GET': allocation.list_for_resource_provider,
+    },
+    '/allocations': {
+        'POST': allocation.set_allocations,
+    },
+    '/allocations/{uuid}': {
+        'GET': allocation.list_for_consumer,
+        'PUT': allocation.set_allocations_for_consumer,
+        'DELETE': allocation.delete_allocations,
+    },
+    '/reshaper': {
+        'POST': reshaper.reshape,
     },
 }
 

@@ -30,6 +30,12 @@ def context(req):
     return req.environ['allocsvc.context']
 
 
+def conf(req):
+    """The service configuration (options are read per request, never at
+    import time)."""
+    return req.environ['allocsvc.conf']
+
+
 def want_version(req):
     return microversion.version(req)
 

@@ -1,0 +1,201 @@
+"""The reshaper: replace inventories and allocations in one transaction.
+
+Used when inventory moves between providers (say from a compute node to
+a new child provider) while it is allocated. It is the allocation write
+of ``allocations`` with inventory changes in front:
+
+1. A reader transaction resolves the inventory providers (400 with code
+   placement.resource_provider.not_found if one is missing, 409 if the
+   generation given for it is not the current one), the classes, and
+   the allocation plan (``allocations.resolve``).
+2. Projects, users and consumer types are interned.
+3. A writer transaction bumps, first of all, the generation of every
+   provider involved (inventory providers and those allocated from), in
+   id order; if one moved meanwhile it starts again from 1 (bounded),
+   exactly as allocation writes do.
+4. The new inventories are written, then the allocations are replaced
+   and checked against those new inventories, and last every inventory
+   provider is checked: no allocation may be left on a class it no longer
+   has (409 placement.inventory.inuse) or above its new capacity.
+
+Each provider's generation moves by exactly one.
+"""
+
+import sqlalchemy as sa
+
+from allocsvc.common import exception
+from allocsvc.db import api as db_api
+from allocsvc.db import models
+from allocsvc.placement import allocations
+from allocsvc.placement import inventories as inventories_mod
+from allocsvc.placement import resource_classes
+
+_ALLOC = models.allocations
+_INV = models.inventories
+_RC = models.resource_classes
+_RP = models.resource_providers
+
+_MALFORMED = 'malformed reshaper data: '
+
+
+class ProviderInventories:
+    """The whole new inventory of one provider, as the request gives it:
+    ``inventories`` is a list of inventories.Inventory (empty to remove
+    all)."""
+
+    __slots__ = ('uuid', 'generation', 'inventories')
+
+    def __init__(self, uuid, generation, inventories):
+        self.uuid = uuid
+        self.generation = generation
+        self.inventories = inventories
+
+
+class _Provider:
+    __slots__ = ('id', 'uuid')
+
+    def __init__(self, rp_id, uuid):
+        self.id = rp_id
+        self.uuid = uuid
+
+
+class _Plan:
+    __slots__ = ('allocations', 'providers', 'wanted')
+
+    def __init__(self, allocation_plan, providers, wanted):
+        self.allocations = allocation_plan
+        # {uuid: (id, generation)} of the inventory providers.
+        self.providers = providers
+        # {uuid: {class id: Inventory}}
+        self.wanted = wanted
+
+    def lock_targets(self):
+        targets = self.allocations.lock_targets()
+        for uuid, (rp_id, generation) in self.providers.items():
+            targets[rp_id] = (uuid, generation)
+        return targets
+
+
+def _resolve_inventory_providers(context, new_inventories):
+    uuids = {inv.uuid for inv in new_inventories}
+    rows = context.session.execute(
+        sa.select(_RP.c.id, _RP.c.uuid, _RP.c.generation)
+        .where(_RP.c.uuid.in_(sorted(uuids))))
+    found = {row.uuid: (row.id, row.generation) for row in rows
+             if row.uuid in uuids}
+    for item in new_inventories:
+        if item.uuid not in found:
+            raise exception.BadRequest(
+                'Resource provider %s in inventories not found: No resource '
+                'provider with uuid %s found' % (item.uuid, item.uuid),
+                code=exception.RESOURCE_PROVIDER_NOT_FOUND)
+        generation = found[item.uuid][1]
+        if item.generation != generation:
+            raise exception.ConcurrentUpdate(
+                'resource provider generation conflict for provider %s: '
+                'actual: %s, given: %s'
+                % (item.uuid, generation, item.generation))
+    return found
+
+
+@db_api.reader
+def _plan(context, new_inventories, requests):
+    providers = _resolve_inventory_providers(context, new_inventories)
+    names = {inv.resource_class for item in new_inventories
+             for inv in item.inventories}
+    try:
+        ids = resource_classes.ids_by_name(context, names)
+    except exception.NotFound as exc:
+        raise exception.BadRequest(_MALFORMED + exc.message)
+    wanted = {item.uuid: {ids[inv.resource_class]: inv
+                          for inv in item.inventories}
+              for item in new_inventories}
+    plan = allocations.resolve(context, requests, _MALFORMED)
+    allocations.add_removed_providers(context, plan)
+    return _Plan(plan, providers, wanted)
+
+
+def _in_use(rc_name, rp_uuid, why=''):
+    return exception.InventoryInUse(
+        "update conflict: Inventory for '%s' on resource provider '%s' in "
+        "use%s." % (rc_name, rp_uuid, why))
+
+
+def _check_in_use(context, providers):
+    """InventoryInUse if an allocation on one of ``providers`` ({uuid:
+    (id, generation)}) has no inventory left, or exceeds its capacity.
+
+    SELECT a.resource_provider_id, rc.name, SUM(a.used), inv.total,
+           inv.reserved, inv.allocation_ratio
+    FROM allocations AS a
+    JOIN resource_classes AS rc ON rc.id = a.resource_class_id
+    LEFT JOIN inventories AS inv
+      ON inv.resource_provider_id = a.resource_provider_id
+     AND inv.resource_class_id = a.resource_class_id
+    WHERE a.resource_provider_id IN (:rps)
+    GROUP BY a.resource_provider_id, rc.name, inv.total, inv.reserved,
+             inv.allocation_ratio
+    """
+    uuids = {rp_id: uuid for uuid, (rp_id, _) in providers.items()}
+    if not uuids:
+        return
+    query = (
+        sa.select(_ALLOC.c.resource_provider_id, _RC.c.name,
+                  sa.func.sum(_ALLOC.c.used).label('used'), _INV.c.total,
+                  _INV.c.reserved, _INV.c.allocation_ratio)
+        .select_from(
+            _ALLOC.join(_RC, _RC.c.id == _ALLOC.c.resource_class_id)
+            .outerjoin(_INV, sa.and_(
+                _INV.c.resource_provider_id == _ALLOC.c.resource_provider_id,
+                _INV.c.resource_class_id == _ALLOC.c.resource_class_id)))
+        .where(_ALLOC.c.resource_provider_id.in_(sorted(uuids)))
+        .group_by(_ALLOC.c.resource_provider_id, _RC.c.name, _INV.c.total,
+                  _INV.c.reserved, _INV.c.allocation_ratio)
+        .order_by(_ALLOC.c.resource_provider_id, _RC.c.name))
+    ratio = inventories_mod.stored_ratio(context)
+    for row in context.session.execute(query):
+        rp_uuid = uuids[row.resource_provider_id]
+        if row.total is None:
+            raise _in_use(row.name, rp_uuid)
+        used = int(row.used)
+        capacity = (row.total - row.reserved) * ratio(row.allocation_ratio)
+        if used > capacity:
+            raise _in_use(
+                row.name, rp_uuid,
+                ': its capacity would be %d, less than the %d allocated'
+                % (int(capacity), used))
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def _write(context, plan, ids):
+    allocations.lock_providers(context, plan.lock_targets())
+    for uuid, wanted in sorted(plan.wanted.items()):
+        rp_id = plan.providers[uuid][0]
+        inventories_mod.write_unchecked(context, _Provider(rp_id, uuid),
+                                        wanted)
+    allocations.write(context, plan.allocations, ids)
+    _check_in_use(context, plan.providers)
+
+
+def reshape(context, new_inventories, requests, attempts):
+    """Replace the inventories of ``new_inventories`` (ProviderInventories)
+    and the allocations of ``requests`` (allocations.ConsumerAllocations)
+    atomically, trying up to ``attempts`` times while providers change
+    under us."""
+    for item in new_inventories:
+        inventories_mod.check_capacity(item.uuid, item.inventories, True)
+    ids = None
+    uuid = None
+    for attempt in range(attempts):
+        if attempt:
+            allocations.back_off(attempt)
+        plan = _plan(context, new_inventories, requests)
+        if ids is None:
+            ids = allocations.intern_ids(context, requests)
+        try:
+            _write(context, plan, ids)
+            return
+        except allocations.ProviderChanged as exc:
+            uuid = exc.uuid
+    raise allocations.provider_conflict(uuid, attempts)
