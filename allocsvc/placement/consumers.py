@@ -63,12 +63,19 @@ def _exact(rows, values):
     return {row[1]: row[0] for row in rows if row[1] in values}
 
 
-@db_api.reader
-def _find(context, kind, values):
+def _lookup(context, kind, values):
     table, column = _KINDS[kind]
     rows = context.session.execute(
         sa.select(table.c.id, column).where(column.in_(sorted(values))))
     return _exact(rows, values)
+
+
+@db_api.reader
+def _find(context, wanted):
+    """{kind: {value: id}} of the existing rows for ``wanted`` ({kind:
+    values}), all in one transaction."""
+    return {kind: _lookup(context, kind, values) if values else {}
+            for kind, values in wanted.items()}
 
 
 @db_api.retry_on_deadlock
@@ -80,18 +87,15 @@ def _insert(context, kind, value):
     ).inserted_primary_key[0]
 
 
-def _intern(context, kind, values):
-    """{value: id}, creating the rows that do not exist yet."""
-    values = set(values)
-    if not values:
-        return {}
-    found = _find(context, kind, values)
-    for value in sorted(values - set(found)):
+def _create_missing(context, kind, values, found):
+    """Complete ``found`` ({value: id}) with rows created for the
+    ``values`` it lacks."""
+    for value in sorted(set(values) - set(found)):
         try:
             found[value] = _insert(context, kind, value)
         except db_exc.DBDuplicateEntry:
             # Created by a concurrent request since we looked.
-            again = _find(context, kind, {value})
+            again = _find(context, {kind: {value}})[kind]
             if value not in again:
                 # Only a collation-equal name exists (trailing spaces on
                 # MySQL): this one cannot be stored beside it.
@@ -116,10 +120,15 @@ class InternedIds:
 
 def intern_ids(context, projects, users, types):
     """Ids for the given external project and user ids and consumer type
-    names, creating the missing ones (each in its own transaction)."""
-    return InternedIds(_intern(context, 'project', projects),
-                       _intern(context, 'user', users),
-                       _intern(context, 'consumer type', types))
+    names: one reader transaction finds the existing ones, and each
+    missing one is created in a transaction of its own."""
+    wanted = {'project': set(projects), 'user': set(users),
+              'consumer type': set(types)}
+    found = _find(context, wanted)
+    for kind, values in wanted.items():
+        _create_missing(context, kind, values, found[kind])
+    return InternedIds(found['project'], found['user'],
+                       found['consumer type'])
 
 
 def get_by_uuids(context, uuids):
