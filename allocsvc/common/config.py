@@ -62,6 +62,22 @@ placement_opts = [
              'fresh transaction, when another request changed one of its '
              'resource providers meanwhile, before the request is answered '
              'with 409 placement.concurrent_update.'),
+    cfg.BoolOpt(
+        'randomize_allocation_candidates', default=False,
+        help='Shuffle the answers of GET /allocation_candidates. Without '
+             'it, candidates come in a stable order (round-robin over the '
+             'root providers), so that clients asking with a small limit '
+             'at the same time all get the same providers first and race '
+             'for them; with it, each answer is a random selection, which '
+             'spreads concurrent claims over the providers.'),
+    cfg.IntOpt(
+        'max_allocation_candidates', default=-1, min=-1,
+        help='The most allocation requests one GET /allocation_candidates '
+             'answer holds, whatever limit the client asks for (or when it '
+             'asks for none). The search stops once it has found this '
+             'many, which bounds the time and memory a request can take. '
+             '-1 (or 0), the default, removes the cap: like Placement, a '
+             'request without limit gets every candidate.'),
 ]
 
 

@@ -11,6 +11,7 @@ import webob.dec
 import webob.exc
 
 from allocsvc.api.controllers.placement import aggregate
+from allocsvc.api.controllers.placement import allocation_candidate
 from allocsvc.api.controllers.placement import allocation
 from allocsvc.api.controllers.placement import errors
 from allocsvc.api.controllers.placement import inventory
@@ -90,6 +91,9 @@ ROUTE_DECLARATIONS = {
     },
     '/reshaper': {
         'POST': reshaper.reshape,
+    },
+    '/allocation_candidates': {
+        'GET': allocation_candidate.list_allocation_candidates,
     },
 }
 

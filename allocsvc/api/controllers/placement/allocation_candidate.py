@@ -1,0 +1,64 @@
+"""Handler for GET /allocation_candidates (microversion 1.10 on)."""
+
+from allocsvc.api.controllers.placement.schemas import allocation_candidate \
+    as schema
+from allocsvc.api.controllers.placement import util
+from allocsvc.placement import candidates
+from allocsvc.placement.candidates import request
+
+
+def _allocation_requests(req, result):
+    want = util.want_version(req)
+    found = []
+    for candidate in result.allocation_requests:
+        if want < (1, 12):
+            # The list form PUT /allocations took before 1.12.
+            found.append({'allocations': [
+                {'resource_provider': {'uuid': rp_uuid},
+                 'resources': entry['resources']}
+                for rp_uuid, entry in candidate.allocations.items()]})
+            continue
+        item = {'allocations': candidate.allocations}
+        if want >= (1, 34):
+            item['mappings'] = candidate.mappings
+        found.append(item)
+    return found
+
+
+def _provider_summaries(req, result):
+    want = util.want_version(req)
+    shown = {}
+    for rp_uuid, summary in result.provider_summaries.items():
+        item = {'resources': summary['resources']}
+        if want >= (1, 17):
+            item['traits'] = summary['traits']
+        if want >= (1, 29):
+            item['parent_provider_uuid'] = summary['parent_provider_uuid']
+            item['root_provider_uuid'] = summary['root_provider_uuid']
+        shown[rp_uuid] = item
+    return shown
+
+
+def _limit(req, wide):
+    """The request's limit, within the server's cap (0 or less: none)."""
+    cap = util.conf(req).placement.max_allocation_candidates
+    if cap is None or cap <= 0:
+        return wide.limit
+    return min(wide.limit or cap, cap)
+
+
+@util.require_version((1, 10))
+@util.check_accept('application/json')
+def list_allocation_candidates(req):
+    context = util.authorize(req, 'placement:allocation_candidates:list')
+    want = util.want_version(req)
+    util.validate_query(req, schema.get_schema(want), multi=set(req.GET))
+    groups, wide = request.parse(list(req.GET.items()), want)
+    result = candidates.find(
+        context, groups, wide, limit=_limit(req, wide),
+        nested_aware=want >= (1, 29),
+        randomize=util.conf(req).placement.randomize_allocation_candidates,
+        all_classes=want >= (1, 27))
+    body = {'allocation_requests': _allocation_requests(req, result),
+            'provider_summaries': _provider_summaries(req, result)}
+    return util.json_response(req, body)

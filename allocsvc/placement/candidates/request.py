@@ -1,0 +1,270 @@
+"""The parsed form of a GET /allocation_candidates query.
+
+``parse(items, want)`` turns the query string (a list of (key, value)
+pairs, in order) into request groups and request-wide parameters, with
+the 400s and messages Placement gives. Nothing here touches the database
+or HTTP: the handler validates the query against its JSON schema first,
+and the engine resolves names afterwards.
+
+A ``RequestGroup`` with the empty suffix may spread its resources over a
+tree and the providers sharing with it; a suffixed (granular) group is
+satisfied by one provider.
+"""
+
+import re
+
+from oslo_utils import uuidutils
+
+from allocsvc.api.controllers.placement import qsparams
+from allocsvc.common import exception
+
+# Group suffixes: a number before microversion 1.33, then 1-64 characters.
+SUFFIX_1_25 = r'[1-9][0-9]*'
+SUFFIX_1_33 = r'[a-zA-Z0-9_-]{1,64}'
+_PREFIXES = ('resources', 'required', 'member_of', 'in_tree')
+
+# From 1.36 a suffixed group may have no resources when it is named in
+# same_subtree.
+SAME_SUBTREE_VERSION = (1, 36)
+
+
+class RequestGroup:
+    """One group of a request.
+
+    ``resources`` {class name: amount}; ``required`` a list of trait name
+    sets, each needing one trait at least; ``forbidden`` trait names;
+    ``member_of`` a list of aggregate uuid sets, each needing one at least;
+    ``forbidden_aggs`` aggregate uuids; ``in_tree`` a provider uuid.
+    """
+
+    __slots__ = ('suffix', 'resources', 'required', 'forbidden',
+                 'member_of', 'forbidden_aggs', 'in_tree')
+
+    def __init__(self, suffix):
+        self.suffix = suffix
+        self.resources = {}
+        self.required = []
+        self.forbidden = set()
+        self.member_of = []
+        self.forbidden_aggs = set()
+        self.in_tree = None
+
+    @property
+    def use_same_provider(self):
+        return bool(self.suffix)
+
+
+class RequestWide:
+    """Parameters about the request as a whole."""
+
+    __slots__ = ('limit', 'group_policy', 'root_required', 'root_forbidden',
+                 'same_subtrees')
+
+    def __init__(self):
+        self.limit = None
+        self.group_policy = None
+        self.root_required = set()
+        self.root_forbidden = set()
+        self.same_subtrees = []
+
+
+def _key_pattern(want):
+    suffix = SUFFIX_1_33 if want >= (1, 33) else SUFFIX_1_25
+    if want < (1, 25):
+        suffix = '(?!)'
+    return re.compile(r'^(%s)(%s)?\Z' % ('|'.join(_PREFIXES), suffix))
+
+
+def _values(items, key):
+    return [v for k, v in items if k == key]
+
+
+def _parse_required(values, want, param):
+    if want < (1, 39):
+        # Before 1.39 only the last of repeated parameters counts.
+        values = values[-1:]
+    for value in values:
+        if value.startswith('in:') and want < (1, 39):
+            raise exception.BadRequest(
+                "Invalid query string parameters: The format "
+                "'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only supported since "
+                "microversion 1.39. Got: %s" % value)
+    return qsparams.parse_required(values, allow_forbidden=want >= (1, 22),
+                                   allow_any_of=want >= (1, 39), param=param)
+
+
+def _parse_member_of(values, want, suffix):
+    if want < (1, 24) and len(values) > 1:
+        raise exception.BadRequest(
+            'Multiple member_of%s parameters are not supported' % suffix)
+    allow_forbidden = want >= (1, 32)
+    for value in values:
+        if ',' in value and not (value.startswith('in:') or
+                                 value.startswith('!in:')):
+            raise exception.BadRequest(
+                "Multiple values for 'member_of' must be prefixed with the "
+                "'in:' or '!in:' keyword using the valid microversion. "
+                "Got: %s" % value)
+        if value.startswith('!') and not allow_forbidden:
+            raise exception.BadRequest(
+                'Forbidden member_of%s parameters are not supported in the '
+                'specified microversion' % suffix)
+    return qsparams.parse_member_of(values, allow_forbidden)
+
+
+def _parse_in_tree(value):
+    uuid = value.strip()
+    if not uuidutils.is_uuid_like(uuid):
+        raise exception.BadRequest(
+            "Invalid query string parameters: Expected 'in_tree' parameter "
+            "to be a format of uuid. Got: %s" % value)
+    return uuid
+
+
+def _parse_groups(items, want):
+    pattern = _key_pattern(want)
+    groups = {}
+    seen = set()
+    for key, _value in items:
+        match = pattern.match(key)
+        if not match or key in seen:
+            continue
+        seen.add(key)
+        prefix, suffix = match.group(1), match.group(2) or ''
+        group = groups.setdefault(suffix, RequestGroup(suffix))
+        values = _values(items, key)
+        if prefix == 'resources':
+            group.resources = qsparams.parse_resources(values[-1])
+        elif prefix == 'required':
+            group.required, group.forbidden = _parse_required(
+                values, want, key)
+        elif prefix == 'member_of':
+            group.member_of, group.forbidden_aggs = _parse_member_of(
+                values, want, suffix)
+        else:
+            group.in_tree = _parse_in_tree(values[-1])
+    return groups
+
+
+def _check_orphans(groups):
+    """Before 1.36 every group needs resources."""
+    orphans = ['required%s' % s for s, g in groups.items()
+               if (g.required or g.forbidden) and not g.resources]
+    if orphans:
+        raise exception.BadRequest(
+            'All traits parameters must be associated with resources.  '
+            'Found the following orphaned traits keys: %s'
+            % ', '.join(orphans))
+    orphans = ['member_of%s' % s for s, g in groups.items()
+               if (g.member_of or g.forbidden_aggs) and not g.resources]
+    if orphans:
+        raise exception.BadRequest(
+            'All member_of parameters must be associated with resources. '
+            'Found the following orphaned member_of keys: %s'
+            % ', '.join(orphans))
+    if not all(g.resources for g in groups.values()):
+        raise exception.BadRequest(
+            'All request groups must specify resources.')
+    if not groups:
+        raise exception.BadRequest(
+            'At least one request group (`resources` or `resources{$S}`) '
+            'is required.')
+
+
+def _check_resourceless(groups, same_subtrees):
+    """From 1.36 a group without resources must be named in same_subtree."""
+    resourceless = sorted(s for s, g in groups.items() if not g.resources)
+    if len(resourceless) == len(groups):
+        raise exception.BadRequest(
+            'There must be at least one resources or resources[$S] '
+            'parameter.', code=exception.QUERYPARAM_MISSING_VALUE)
+    named = set().union(*same_subtrees)
+    bad = [s for s in resourceless if s not in named]
+    if bad:
+        raise exception.BadRequest(
+            'Resourceless suffixed group request should be specified in '
+            '`same_subtree` query param: bad group(s) - %s.' % bad,
+            code=exception.QUERYPARAM_BAD_VALUE)
+    unknown = sorted(s for s in named if s not in groups)
+    if unknown:
+        raise exception.BadRequest(
+            'Real suffixes should be specified in `same_subtree`: %s not '
+            'found in %s.' % (unknown, sorted(groups)),
+            code=exception.QUERYPARAM_BAD_VALUE)
+
+
+def _check_conflicts(groups):
+    conflicts = []
+    for suffix, group in sorted(groups.items()):
+        for any_of in group.required:
+            if any_of <= group.forbidden:
+                conflicts.append('required%s: (%s)'
+                                 % (suffix, ', '.join(sorted(any_of))))
+    if conflicts:
+        raise exception.BadRequest(
+            'Conflicting required and forbidden traits found in the '
+            'following traits keys: %s' % ', '.join(sorted(conflicts)))
+
+
+def _parse_wide(items, want):
+    wide = RequestWide()
+    limit = _values(items, 'limit')
+    if limit:
+        # The schema has checked it is a positive integer.
+        wide.limit = int(limit[0])
+    policy = _values(items, 'group_policy')
+    if policy:
+        wide.group_policy = policy[0]
+    root_required = _values(items, 'root_required')
+    if root_required:
+        if len(root_required) > 1:
+            raise exception.BadRequest(
+                "Query parameter 'root_required' may be specified only "
+                "once.", code=exception.QUERYPARAM_DUPLICATE_KEY)
+        # root_required has no any-of form.
+        required, forbidden = qsparams.parse_required(
+            root_required, allow_forbidden=True, allow_any_of=False,
+            param='root_required')
+        names = {n for any_of in required for n in any_of}
+        conflicts = names & forbidden
+        if conflicts:
+            raise exception.BadRequest(
+                'Conflicting required and forbidden traits found in '
+                'root_required: %s' % ', '.join(sorted(conflicts)),
+                code=exception.QUERYPARAM_BAD_VALUE)
+        wide.root_required, wide.root_forbidden = names, forbidden
+    for value in _values(items, 'same_subtree'):
+        suffixes = {s.strip() for s in value.split(',')}
+        if '' in suffixes:
+            raise exception.BadRequest(
+                'Empty string (unsuffixed group) can not be specified in '
+                '`same_subtree` ', code=exception.QUERYPARAM_BAD_VALUE)
+        wide.same_subtrees.append(suffixes)
+    return wide
+
+
+def parse(items, want):
+    """(groups {suffix: RequestGroup}, RequestWide) from the query
+    ``items`` at microversion ``want``; BadRequest for what Placement
+    refuses."""
+    wide = _parse_wide(items, want)
+    groups = _parse_groups(items, want)
+    if want >= SAME_SUBTREE_VERSION:
+        _check_resourceless(groups, wide.same_subtrees)
+    else:
+        _check_orphans(groups)
+    if want >= (1, 22):
+        _check_conflicts(groups)
+    if not wide.group_policy:
+        if sum(1 for g in groups.values() if g.use_same_provider) > 1:
+            raise exception.BadRequest(
+                'The "group_policy" parameter is required when specifying '
+                'more than one "resources{N}" parameter.')
+    return groups, wide
+
+
+def all_trait_names(groups, wide):
+    names = set(wide.root_required) | set(wide.root_forbidden)
+    for group in groups.values():
+        names |= qsparams.all_trait_names(group.required, group.forbidden)
+    return names

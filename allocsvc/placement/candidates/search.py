@@ -1,0 +1,432 @@
+"""The lazy, depth-first search for allocation candidates.
+
+Every request group becomes one or more *slots*: a granular group is one
+slot (one provider for all its resources); the unsuffixed group is one
+slot per resource class (each class from one provider of the tree or a
+provider sharing with it). Candidates are searched per *anchor* (the root
+of the tree a candidate belongs to; sharing providers serve several
+anchors): slots are filled one at a time from the providers that can
+serve them, and a partial assignment is abandoned as soon as it breaks a
+rule -- capacity (remaining room is tracked as slots consume it),
+group_policy=isolate, same_subtree, the unsuffixed group's traits, or
+(before microversion 1.29) two providers of one tree -- or as soon as a
+cheap bound shows the remaining slots cannot all be filled. Anchors are
+visited round-robin, so a limit spreads candidates over roots, and the
+caller stops the generators once it has enough: the work grows with the
+number of candidates returned, not with the product of every group's
+choices.
+"""
+
+import collections
+import random
+
+
+class Candidate:
+    """One allocation request, shaped as the API shows it:
+    ``allocations`` {rp uuid: {'resources': {class name: amount}}};
+    ``mappings`` {suffix: [rp uuid, ...]}."""
+
+    __slots__ = ('allocations', 'mappings')
+
+    def __init__(self, allocations, mappings):
+        self.allocations = allocations
+        self.mappings = mappings
+
+    def key(self):
+        return (frozenset((rp, rc, amount)
+                          for rp, entry in self.allocations.items()
+                          for rc, amount in entry['resources'].items()),
+                frozenset((suffix, frozenset(rps))
+                          for suffix, rps in self.mappings.items()))
+
+
+class Group:
+    """A request group with names resolved: ``resources`` {rc id: amount};
+    ``in_tree`` a root id, or None. Traits are names, aggregates uuids."""
+
+    __slots__ = ('suffix', 'resources', 'required', 'forbidden',
+                 'member_of', 'forbidden_aggs', 'in_tree')
+
+    def __init__(self, suffix, resources, required, forbidden, member_of,
+                 forbidden_aggs, in_tree):
+        self.suffix = suffix
+        self.resources = resources
+        self.required = required
+        self.forbidden = forbidden
+        self.member_of = member_of
+        self.forbidden_aggs = forbidden_aggs
+        self.in_tree = in_tree
+
+
+class _Slot:
+    __slots__ = ('suffix', 'amounts', 'choices', 'granular')
+
+    def __init__(self, suffix, amounts, choices, granular):
+        self.suffix = suffix
+        self.amounts = amounts
+        self.choices = choices
+        self.granular = granular
+
+
+def has_traits(traits, required, forbidden):
+    """``traits`` meet every any-of set of ``required`` and miss every
+    name of ``forbidden``."""
+    return (all(traits & any_of for any_of in required) and
+            not traits & forbidden)
+
+
+class Search:
+    """The candidates of one request over one loader.Snapshot.
+
+    ``groups``: search.Group list; ``isolate``: group_policy=isolate;
+    ``same_subtrees``: list of suffix sets; ``root_required`` /
+    ``root_forbidden``: trait names the anchor must have / lack;
+    ``nested_aware``: microversion 1.29 or later; ``class_names`` {rc id:
+    name}.
+    """
+
+    def __init__(self, snap, groups, class_names, isolate=False,
+                 same_subtrees=(), root_required=frozenset(),
+                 root_forbidden=frozenset(), nested_aware=True,
+                 randomize=False):
+        self.snap = snap
+        self.class_names = class_names
+        self.uuids = {rp_id: p.uuid for rp_id, p in snap.providers.items()}
+        self.groups = groups
+        self.isolate = isolate
+        self.same_subtrees = [frozenset(s) for s in same_subtrees]
+        self.root_required = [frozenset([t]) for t in root_required]
+        self.root_forbidden = set(root_forbidden)
+        self.nested_aware = nested_aware
+        self.randomize = randomize
+        self._by_class = collections.defaultdict(list)
+        for rp_id, rc_id in snap.inventory:
+            if rp_id in snap.providers:
+                self._by_class[rc_id].append(rp_id)
+        for rps in self._by_class.values():
+            rps.sort()
+        self._anchor_ok = {}
+        self._ancestors = {}
+        # A candidate can come from two anchors only through sharing
+        # providers; without any, no duplicate needs looking for.
+        self._dedup = bool(snap.sharing_anchors)
+
+    # -- which providers may fill which slot, per anchor ------------------
+
+    def _traits(self, rp_id):
+        return self.snap.traits.get(rp_id, frozenset())
+
+    def _aggs(self, rp_id):
+        return self.snap.aggregates.get(rp_id, frozenset())
+
+    def _anchor_allowed(self, root_id):
+        ok = self._anchor_ok.get(root_id)
+        if ok is None:
+            ok = has_traits(self._traits(root_id), self.root_required,
+                            self.root_forbidden)
+            self._anchor_ok[root_id] = ok
+        return ok
+
+    def _member(self, rp_id, member_of):
+        aggs = self._aggs(rp_id)
+        return all(aggs & any_of for any_of in member_of)
+
+    def _granular_choices(self, group):
+        """{anchor: [rp id]} of the providers that alone satisfy a
+        suffixed group: resources, traits, aggregates (directly) and
+        in_tree."""
+        snap = self.snap
+        if group.resources:
+            first = min(group.resources)
+            pool = self._by_class.get(first, ())
+        else:
+            pool = sorted(snap.providers)
+        by_anchor = collections.defaultdict(list)
+        for rp_id in pool:
+            if not all((rp_id, rc) in snap.inventory and
+                       snap.inventory[(rp_id, rc)].fits(amount)
+                       for rc, amount in group.resources.items()):
+                continue
+            if not has_traits(self._traits(rp_id), group.required,
+                              group.forbidden):
+                continue
+            if not self._member(rp_id, group.member_of):
+                continue
+            if self._aggs(rp_id) & group.forbidden_aggs:
+                continue
+            root = snap.providers[rp_id].root_id
+            if group.in_tree is not None and root != group.in_tree:
+                continue
+            for anchor in snap.anchors(rp_id):
+                if self._anchor_allowed(anchor):
+                    by_anchor[anchor].append(rp_id)
+        return by_anchor
+
+    def _class_choices(self, group, rc_id, amount):
+        """{anchor: [rp id]} of the providers that may serve ``amount``
+        of ``rc_id`` for the unsuffixed group: a provider of the anchor's
+        tree whose aggregates (or its root's) match, or a sharing provider
+        itself in the aggregates. None may have a forbidden trait."""
+        snap = self.snap
+        by_anchor = collections.defaultdict(list)
+        for rp_id in self._by_class.get(rc_id, ()):
+            if not snap.inventory[(rp_id, rc_id)].fits(amount):
+                continue
+            if self._traits(rp_id) & group.forbidden:
+                continue
+            root = snap.providers[rp_id].root_id
+            if group.in_tree is not None:
+                if root != group.in_tree:
+                    continue
+                anchors = (root,)
+            else:
+                anchors = snap.anchors(rp_id)
+            bad = group.forbidden_aggs
+            for anchor in anchors:
+                if not self._anchor_allowed(anchor):
+                    continue
+                if group.member_of and not (
+                        self._member(rp_id, group.member_of) or (
+                            anchor == root and
+                            self._member(root, group.member_of))):
+                    continue
+                if bad and (self._aggs(rp_id) & bad or
+                            self._aggs(anchor) & bad):
+                    continue
+                by_anchor[anchor].append(rp_id)
+        return by_anchor
+
+    def _plan(self):
+        """[(group, rc id or None, {anchor: [rp id]})] for every slot, and
+        the anchors that can fill them all."""
+        plan = []
+        for group in self.groups:
+            if group.suffix:
+                plan.append((group, None, self._granular_choices(group)))
+            else:
+                for rc_id, amount in sorted(group.resources.items()):
+                    plan.append((group, rc_id, self._class_choices(
+                        group, rc_id, amount)))
+        anchors = None
+        for _group, _rc, by_anchor in plan:
+            keys = set(by_anchor)
+            anchors = keys if anchors is None else anchors & keys
+        return plan, sorted(anchors or ())
+
+    # -- the search within one anchor -------------------------------------
+
+    def _is_ancestor(self, top, rp_id):
+        ancestors = self._ancestors.get(rp_id)
+        if ancestors is None:
+            ancestors, node = set(), rp_id
+            while node is not None and node not in ancestors:
+                ancestors.add(node)
+                provider = self.snap.providers.get(node)
+                node = provider.parent_id if provider else None
+            self._ancestors[rp_id] = ancestors
+        return top in ancestors
+
+    def _same_subtree(self, rps):
+        rps = set(rps)
+        return len(rps) < 2 or any(
+            all(self._is_ancestor(top, rp) for rp in rps) for top in rps)
+
+    def _slots(self, plan, anchor):
+        slots, plain = [], []
+        for group, rc_id, by_anchor in plan:
+            choices = list(by_anchor[anchor])
+            if self.randomize:
+                random.shuffle(choices)
+            if rc_id is None:
+                plain.append(_Slot(group.suffix, dict(group.resources),
+                                   choices, True))
+            else:
+                slots.append(_Slot('', {rc_id: group.resources[rc_id]},
+                                   choices, False))
+        # Fewest choices first: dead ends show up sooner.
+        plain.sort(key=lambda s: (len(s.choices), s.suffix))
+        return slots + plain
+
+    def _bounds(self, slots):
+        """Per slot index i, what slots i.. still need: granular count and
+        the providers they may use; demand per class and the providers
+        that may serve it, with their total room."""
+        snap = self.snap
+        bounds = [None] * (len(slots) + 1)
+        granular, union = 0, set()
+        demand, servers = collections.Counter(), collections.defaultdict(set)
+        for i in range(len(slots) - 1, -1, -1):
+            slot = slots[i]
+            if slot.granular:
+                granular += 1
+                union |= set(slot.choices)
+            for rc_id, amount in slot.amounts.items():
+                demand[rc_id] += amount
+                servers[rc_id] |= set(slot.choices)
+            room = {rc: (frozenset(servers[rc]), sum(
+                snap.inventory[(rp, rc)].room() for rp in servers[rc]))
+                for rc in demand}
+            bounds[i] = (granular, frozenset(union), dict(demand), room)
+        return bounds
+
+    def _anchor_candidates(self, plan, anchor):
+        """The candidates of one anchor, depth-first. A generator: nothing
+        is prepared for an anchor until the caller asks for a candidate."""
+        snap = self.snap
+        slots = self._slots(plan, anchor)
+        count = len(slots)
+        bounds = self._bounds(slots)
+        last_plain = max((i for i, s in enumerate(slots) if not s.granular),
+                         default=-1)
+        plain_group = next((g for g in self.groups if not g.suffix), None)
+        plain_required = plain_group.required if plain_group else ()
+        subtree_checks = collections.defaultdict(list)
+        for suffixes in self.same_subtrees:
+            members = [i for i, s in enumerate(slots) if s.suffix in suffixes]
+            if members:
+                subtree_checks[max(members)].append(members)
+        named = [[(self.class_names[rc], amount)
+                  for rc, amount in sorted(slot.amounts.items())]
+                 for slot in slots]
+        uuids = self.uuids
+        chosen = [None] * count
+        consumed = {}
+        used = collections.Counter()
+        owners = {}
+        isolate, nested_aware = self.isolate, self.nested_aware
+
+        def feasible(i):
+            granular, union, demand, room = bounds[i]
+            if isolate and granular > 1:
+                taken = sum(1 for rp in used if used[rp] and rp in union)
+                if len(union) - taken < granular:
+                    return False
+            for rc_id, need in demand.items():
+                servers, total = room[rc_id]
+                spent = sum(v for (rp, rc), v in consumed.items()
+                            if rc == rc_id and rp in servers)
+                if total - spent < need:
+                    return False
+            return True
+
+        def rules_hold(i):
+            if i == last_plain and plain_required:
+                traits = set()
+                for j in range(last_plain + 1):
+                    traits |= self._traits(chosen[j])
+                if not has_traits(traits, plain_required, frozenset()):
+                    return False
+            for members in subtree_checks.get(i, ()):
+                if not self._same_subtree(chosen[j] for j in members):
+                    return False
+            return True
+
+        def take(i, rp_id):
+            """Put ``rp_id`` in slot i if it breaks no rule."""
+            slot = slots[i]
+            if isolate and slot.granular and used[rp_id]:
+                return False
+            root = snap.providers[rp_id].root_id
+            if not nested_aware:
+                owner = owners.get(root)
+                if owner is not None and owner[0] != rp_id:
+                    return False
+            for rc_id, amount in slot.amounts.items():
+                inv = snap.inventory[(rp_id, rc_id)]
+                total = consumed.get((rp_id, rc_id), 0) + amount
+                if total > inv.max_unit or inv.used + total > inv.capacity:
+                    return False
+            for rc_id, amount in slot.amounts.items():
+                key = (rp_id, rc_id)
+                consumed[key] = consumed.get(key, 0) + amount
+            if slot.granular:
+                used[rp_id] += 1
+            if not nested_aware:
+                owner = owners.get(root)
+                owners[root] = (rp_id, owner[1] + 1 if owner else 1)
+            chosen[i] = rp_id
+            if rules_hold(i):
+                return True
+            give_back(i)
+            return False
+
+        def give_back(i):
+            rp_id, slot = chosen[i], slots[i]
+            chosen[i] = None
+            if not nested_aware:
+                root = snap.providers[rp_id].root_id
+                owner = owners[root]
+                if owner[1] == 1:
+                    del owners[root]
+                else:
+                    owners[root] = (rp_id, owner[1] - 1)
+            if slot.granular:
+                used[rp_id] -= 1
+            for rc_id, amount in slot.amounts.items():
+                key = (rp_id, rc_id)
+                consumed[key] -= amount
+                if not consumed[key]:
+                    del consumed[key]
+
+        def build():
+            allocations, mappings = {}, {}
+            for i in range(count):
+                rp_uuid = uuids[chosen[i]]
+                if named[i]:
+                    entry = allocations.get(rp_uuid)
+                    if entry is None:
+                        entry = allocations[rp_uuid] = {'resources': {}}
+                    res = entry['resources']
+                    for name, amount in named[i]:
+                        res[name] = res.get(name, 0) + amount
+                suffix = slots[i].suffix
+                rps = mappings.get(suffix)
+                if rps is None:
+                    mappings[suffix] = [rp_uuid]
+                elif rp_uuid not in rps:
+                    rps.append(rp_uuid)
+            return Candidate(allocations, mappings)
+
+        if not count or not feasible(0):
+            return
+        # Iterative depth-first search: choices[i] walks slot i's
+        # providers; a level is left when they run out.
+        choices = [None] * count
+        choices[0] = iter(slots[0].choices)
+        i = 0
+        while i >= 0:
+            if chosen[i] is not None:
+                give_back(i)
+            for rp_id in choices[i]:
+                if take(i, rp_id):
+                    break
+            else:
+                i -= 1
+                continue
+            if i + 1 == count:
+                yield build()
+            elif feasible(i + 1):
+                i += 1
+                choices[i] = iter(slots[i].choices)
+
+    def candidates(self):
+        """Every candidate once, lazily, one anchor after the other in
+        turn (shuffled when randomizing)."""
+        plan, anchors = self._plan()
+        if self.randomize:
+            random.shuffle(anchors)
+        active = collections.deque(
+            self._anchor_candidates(plan, a) for a in anchors)
+        seen = set()
+        while active:
+            gen = active.popleft()
+            candidate = next(gen, None)
+            if candidate is None:
+                continue
+            active.append(gen)
+            if self._dedup:
+                key = candidate.key()
+                if key in seen:
+                    continue
+                seen.add(key)
+            yield candidate

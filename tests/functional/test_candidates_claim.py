@@ -1,0 +1,114 @@
+"""Every allocation request GET /allocation_candidates returns can be
+claimed: sent back unchanged as a PUT /allocations/{consumer} body on an
+otherwise idle system, it succeeds (then is undone), at the microversions
+where the format differs. The topology mixes a nested tree, a sharing
+provider, granular groups and amounts that only just fit."""
+
+import json
+import uuid
+
+import pytest
+import webob
+
+from allocsvc.api import app as api_app
+from tests import conftest
+
+AGG = 'f2a6c1b0-8d1e-4c2e-9a57-3f0d2b6e9a11'
+
+
+def _call(app, method, path, version, body=None):
+    req = webob.Request.blank(path, method=method, headers={
+        'X-Auth-Token': 'admin',
+        'OpenStack-API-Version': 'placement %s' % version})
+    if body is not None:
+        req.body = json.dumps(body).encode()
+        req.content_type = 'application/json'
+    return req.get_response(app)
+
+
+def _provider(app, name, parent=None, inventory=None, traits=(), aggs=()):
+    body = {'name': name}
+    if parent:
+        body['parent_provider_uuid'] = parent
+    rp = _call(app, 'POST', '/resource_providers', '1.39', body).json
+    gen = 0
+    if inventory:
+        resp = _call(app, 'PUT', '/resource_providers/%s/inventories'
+                     % rp['uuid'], '1.39',
+                     {'resource_provider_generation': gen,
+                      'inventories': inventory})
+        assert resp.status_int == 200, resp.body
+        gen = resp.json['resource_provider_generation']
+    if traits:
+        for trait in traits:
+            if trait.startswith('CUSTOM_'):
+                _call(app, 'PUT', '/traits/%s' % trait, '1.39')
+        resp = _call(app, 'PUT', '/resource_providers/%s/traits'
+                     % rp['uuid'], '1.39',
+                     {'resource_provider_generation': gen,
+                      'traits': list(traits)})
+        assert resp.status_int == 200, resp.body
+        gen = resp.json['resource_provider_generation']
+    if aggs:
+        resp = _call(app, 'PUT', '/resource_providers/%s/aggregates'
+                     % rp['uuid'], '1.39',
+                     {'resource_provider_generation': gen,
+                      'aggregates': list(aggs)})
+        assert resp.status_int == 200, resp.body
+    return rp['uuid']
+
+
+def _topology(app):
+    cn = _provider(app, 'cn', inventory={
+        'VCPU': {'total': 4}, 'MEMORY_MB': {'total': 2048,
+                                            'step_size': 256}},
+        aggs=[AGG])
+    for i in range(2):
+        numa = _provider(app, 'numa%d' % i, parent=cn, inventory={
+            'VCPU': {'total': 2, 'max_unit': 2},
+            'MEMORY_MB': {'total': 1024, 'reserved': 512}})
+        _provider(app, 'pf%d' % i, parent=numa, inventory={
+            'SRIOV_NET_VF': {'total': 2}}, traits=['CUSTOM_PHYSNET%d' % i])
+    _provider(app, 'ss', inventory={'DISK_GB': {'total': 100,
+                                                'allocation_ratio': 1.5}},
+              traits=['MISC_SHARES_VIA_AGGREGATE'], aggs=[AGG])
+
+
+QUERIES = [
+    ('1.10', 'resources=VCPU:1,DISK_GB:150'),
+    ('1.12', 'resources=VCPU:2,MEMORY_MB:512'),
+    ('1.29', 'resources=VCPU:2,MEMORY_MB:512,DISK_GB:10'),
+    ('1.29', 'resources=VCPU:1&resources1=VCPU:2&resources2=SRIOV_NET_VF:1'
+             '&group_policy=none'),
+    ('1.34', 'resources1=VCPU:2&resources2=VCPU:2&resources3=VCPU:2'
+             '&group_policy=isolate'),
+    ('1.34', 'resources1=SRIOV_NET_VF:1&resources2=SRIOV_NET_VF:1'
+             '&resources3=SRIOV_NET_VF:1&resources4=SRIOV_NET_VF:1'
+             '&group_policy=none&resources=DISK_GB:100'),
+    ('1.36', 'resources_C=VCPU:1&resources_N=SRIOV_NET_VF:2'
+             '&required_N=CUSTOM_PHYSNET1&same_subtree=_C,_N'
+             '&group_policy=none'),
+    ('1.38', 'resources=MEMORY_MB:1024&resources_X=MEMORY_MB:256'
+             '&group_policy=none'),
+]
+
+
+@pytest.mark.parametrize('version,query', QUERIES)
+def test_every_candidate_can_be_claimed(database, version, query):
+    app = api_app.placement_app(conftest.make_conf())
+    _topology(app)
+    resp = _call(app, 'GET', '/allocation_candidates?' + query, version)
+    assert resp.status_int == 200, resp.body
+    found = resp.json['allocation_requests']
+    assert found, query
+    consumer = str(uuid.uuid4())
+    path = '/allocations/%s' % consumer
+    for areq in found:
+        body = dict(areq, project_id='p', user_id='u')
+        if version >= '1.28':
+            body['consumer_generation'] = None
+        if version >= '1.38':
+            body['consumer_type'] = 'INSTANCE'
+        resp = _call(app, 'PUT', path, version, body)
+        assert resp.status_int == 204, (areq, resp.body)
+        assert _call(app, 'DELETE', path, version).status_int == 204
