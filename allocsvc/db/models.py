@@ -14,7 +14,15 @@ Placement tables
     consumer_types           interned consumer type names
     placement_aggregates     aggregate uuids
     resource_provider_aggregates / resource_provider_traits   associations
+
+Bare-metal tables (the Ironic-compatible half; see the section at the end)
+    conductors               conductor services, their liveness
+    nodes                    bare-metal nodes, their states and lock
+    node_traits              one row per (node, trait)
+    baremetal_allocations    Ironic allocations (``allocations`` is taken)
 """
+
+import json
 
 import sqlalchemy as sa
 
@@ -165,4 +173,123 @@ resource_provider_traits = sa.Table(
     *_timestamps(),
     sa.Index('resource_provider_traits_resource_provider_trait_idx',
              'resource_provider_id', 'trait_id'),
+)
+
+
+# ---------------------------------------------------------------------------
+# Bare-metal tables (migration 0002_baremetal)
+#
+# nodes.allocation_id and baremetal_allocations.node_id reference each
+# other. The nodes side is created by ALTER after both tables exist
+# (use_alter), and sets itself NULL when its allocation row goes, so rows
+# can always be deleted allocations first.
+# ---------------------------------------------------------------------------
+
+
+class JsonText(sa.types.TypeDecorator):
+    """A JSON document (dict or list) stored as TEXT on every backend; the
+    native JSON types differ between MariaDB, PostgreSQL and SQLite."""
+
+    impl = sa.Text
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        return None if value is None else json.dumps(value)
+
+    def process_result_value(self, value, dialect):
+        return None if value is None else json.loads(value)
+
+
+conductors = sa.Table(
+    'conductors', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('hostname', sa.String(255), nullable=False),
+    sa.Column('drivers', JsonText, nullable=True),
+    sa.Column('conductor_group', sa.String(255), nullable=False),
+    sa.Column('online', sa.Boolean, nullable=False),
+    sa.Column('heartbeat_at', sa.DateTime, nullable=True),
+    *_timestamps(),
+    sa.UniqueConstraint('hostname', name='uniq_conductors0hostname'),
+)
+
+nodes = sa.Table(
+    'nodes', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('uuid', sa.String(36), nullable=False),
+    sa.Column('name', sa.String(255), nullable=True),
+    sa.Column('driver', sa.String(255), nullable=False),
+    sa.Column('driver_info', JsonText, nullable=True),
+    sa.Column('resource_class', sa.String(80), nullable=True),
+    sa.Column('provision_state', sa.String(15), nullable=False),
+    sa.Column('target_provision_state', sa.String(15), nullable=True),
+    sa.Column('provision_updated_at', sa.DateTime, nullable=True),
+    sa.Column('power_state', sa.String(15), nullable=True),
+    sa.Column('target_power_state', sa.String(15), nullable=True),
+    sa.Column('maintenance', sa.Boolean, nullable=False),
+    sa.Column('maintenance_reason', sa.Text, nullable=True),
+    sa.Column('instance_uuid', sa.String(36), nullable=True),
+    sa.Column('allocation_id', sa.Integer,
+              sa.ForeignKey('baremetal_allocations.id',
+                            name='nodes_allocation_id_fkey',
+                            use_alter=True, ondelete='SET NULL'),
+              nullable=True),
+    # Hostname of the conductor holding the node's exclusive lock.
+    sa.Column('reservation', sa.String(255), nullable=True),
+    sa.Column('conductor_affinity', sa.Integer,
+              sa.ForeignKey('conductors.id'), nullable=True),
+    sa.Column('conductor_group', sa.String(255), nullable=False),
+    sa.Column('owner', sa.String(255), nullable=True),
+    sa.Column('lessee', sa.String(255), nullable=True),
+    sa.Column('description', sa.Text, nullable=True),
+    sa.Column('automated_clean', sa.Boolean, nullable=True),
+    sa.Column('properties', JsonText, nullable=True),
+    sa.Column('extra', JsonText, nullable=True),
+    sa.Column('instance_info', JsonText, nullable=True),
+    sa.Column('last_error', sa.Text, nullable=True),
+    *_timestamps(),
+    sa.UniqueConstraint('uuid', name='uniq_nodes0uuid'),
+    sa.UniqueConstraint('name', name='uniq_nodes0name'),
+    sa.UniqueConstraint('instance_uuid', name='uniq_nodes0instance_uuid'),
+    sa.Index('nodes_resource_class_provision_state_idx',
+             'resource_class', 'provision_state'),
+    sa.Index('nodes_reservation_idx', 'reservation'),
+    sa.Index('nodes_allocation_id_idx', 'allocation_id'),
+    sa.Index('nodes_conductor_affinity_idx', 'conductor_affinity'),
+)
+
+node_traits = sa.Table(
+    'node_traits', metadata,
+    sa.Column('node_id', sa.Integer, sa.ForeignKey('nodes.id'),
+              primary_key=True),
+    sa.Column('trait', sa.String(255), primary_key=True),
+    *_timestamps(),
+    sa.Index('node_traits_trait_idx', 'trait'),
+)
+
+baremetal_allocations = sa.Table(
+    'baremetal_allocations', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('uuid', sa.String(36), nullable=False),
+    sa.Column('name', sa.String(255), nullable=True),
+    sa.Column('node_id', sa.Integer, sa.ForeignKey('nodes.id'),
+              nullable=True),
+    sa.Column('state', sa.String(15), nullable=False),
+    sa.Column('owner', sa.String(255), nullable=True),
+    sa.Column('last_error', sa.Text, nullable=True),
+    sa.Column('resource_class', sa.String(80), nullable=True),
+    sa.Column('traits', JsonText, nullable=True),
+    sa.Column('candidate_nodes', JsonText, nullable=True),
+    sa.Column('extra', JsonText, nullable=True),
+    # The conductor that owns the allocation; every conductor write is a
+    # compare-and-swap on it.
+    sa.Column('conductor_affinity', sa.Integer,
+              sa.ForeignKey('conductors.id'), nullable=True),
+    *_timestamps(),
+    sa.UniqueConstraint('uuid', name='uniq_baremetal_allocations0uuid'),
+    sa.UniqueConstraint('name', name='uniq_baremetal_allocations0name'),
+    sa.UniqueConstraint('node_id', name='uniq_baremetal_allocations0node_id'),
+    sa.Index('baremetal_allocations_state_affinity_idx',
+             'state', 'conductor_affinity'),
+    sa.Index('baremetal_allocations_conductor_affinity_idx',
+             'conductor_affinity'),
 )

@@ -1,0 +1,15 @@
+"""The bare-metal DB API: nodes, allocations, conductors, node locks.
+
+One module per resource, each function one transaction (``@reader`` /
+``@writer`` of ``allocsvc.db.api``), SQLAlchemy Core, records with
+``__slots__``:
+
+* ``nodes``        node CRUD, filtered/paged lists, traits
+* ``allocations``  allocation CRUD, state transitions, bind to a node,
+                   take-over by compare-and-swap on conductor_affinity
+* ``candidates``   the nodes an allocation may take (traits in SQL)
+* ``locking``      node reservation lock (compare-and-swap) and
+                   its context manager
+* ``conductors``   registration, heartbeat, liveness
+* ``exception``    the errors, with Ironic's messages
+"""

@@ -1,0 +1,393 @@
+"""Bare-metal allocations: CRUD, the binding to a node, and take-over.
+
+Plain SQLAlchemy Core; each public function is one transaction.
+
+Ownership: ``conductor_affinity`` names the conductor handling an
+allocation. Every conductor write (``update``, ``transition``, ``bind``)
+is a compare-and-swap on it, so a conductor that lost the allocation to
+a take-over gets AllocationAffinityLost and stops; ``take_over`` is the
+compare-and-swap that moves it. Writes on behalf of the API (PATCH of
+name/extra, DELETE) pass ``conductor_id=ANY``.
+
+States change only through ``allocsvc.common.states``: ``transition``
+and ``bind`` compute the new state from an event and write it on
+condition that the state is still the one they computed it from.
+"""
+
+import datetime
+
+from oslo_db import exception as db_exc
+from oslo_utils import timeutils
+from oslo_utils import uuidutils
+import sqlalchemy as sa
+
+from allocsvc.common import states
+from allocsvc.db import api as db_api
+from allocsvc.db.baremetal import exception
+from allocsvc.db.baremetal import paging
+from allocsvc.db import models
+
+_ALLOC = models.baremetal_allocations
+_NODE = models.nodes
+
+# ``conductor_id`` value for a write that does not depend on ownership.
+ANY = object()
+
+_JSON_LISTS = ('traits', 'candidate_nodes')
+_WRITABLE = frozenset(('name', 'extra', 'owner', 'last_error',
+                       'resource_class', 'traits', 'candidate_nodes',
+                       'node_id'))
+SORTABLE = frozenset(c.key for c in _ALLOC.c
+                     if c.key not in _JSON_LISTS + ('extra',))
+
+
+class Allocation:
+    """An allocation as read from the database, with the UUID of its node
+    (None while it has none)."""
+
+    __slots__ = tuple(c.key for c in _ALLOC.c) + ('node_uuid',)
+
+    def __init__(self, row):
+        for column in _ALLOC.c:
+            setattr(self, column.key, getattr(row, column.key))
+        for name in _JSON_LISTS:
+            if getattr(self, name) is None:
+                setattr(self, name, [])
+        if self.extra is None:
+            self.extra = {}
+        self.node_uuid = row.node_uuid
+
+
+def _select():
+    return sa.select(*_ALLOC.c, _NODE.c.uuid.label('node_uuid')) \
+        .select_from(_ALLOC.outerjoin(_NODE, _ALLOC.c.node_id == _NODE.c.id))
+
+
+def _one(context, where, ident):
+    row = context.session.execute(_select().where(where)).first()
+    if row is None:
+        raise exception.AllocationNotFound(ident)
+    return Allocation(row)
+
+
+def get_in_transaction(context, allocation_id):
+    return _one(context, _ALLOC.c.id == allocation_id, allocation_id)
+
+
+@db_api.reader
+def get_by_id(context, allocation_id):
+    return _one(context, _ALLOC.c.id == allocation_id, allocation_id)
+
+
+@db_api.reader
+def get_by_uuid(context, uuid):
+    return _one(context, _ALLOC.c.uuid == uuid, uuid)
+
+
+@db_api.reader
+def get_by_name(context, name):
+    return _one(context, _ALLOC.c.name == name, name)
+
+
+@db_api.reader
+def get(context, ident):
+    """The allocation whose UUID (if ``ident`` looks like one) or name is
+    ``ident``."""
+    column = (_ALLOC.c.uuid if uuidutils.is_uuid_like(ident)
+              else _ALLOC.c.name)
+    return _one(context, column == ident, ident)
+
+
+@db_api.reader
+def list_allocations(context, filters=None, limit=None, marker=None,
+                     sort_key='id', sort_dir='asc'):
+    """Allocations matching ``filters``, a page of them.
+
+    Filters (ANDed; columns are qualified, so ``node_uuid`` combines with
+    the others, unlike upstream): ``state``, ``resource_class``,
+    ``owner``, ``node_id``, ``node_uuid``, ``conductor_affinity``.
+    ``marker`` is an allocation UUID (AllocationNotFound if unknown).
+    """
+    paging.check_limit(limit)
+    paging.check_sort(sort_key, sort_dir, SORTABLE)
+    query = _select()
+    for key, value in (filters or {}).items():
+        if key in ('state', 'resource_class', 'owner', 'node_id',
+                   'conductor_affinity'):
+            query = query.where(_ALLOC.c[key] == value)
+        elif key == 'node_uuid':
+            query = query.where(_NODE.c.uuid == value)
+        else:
+            raise exception.InvalidParameterValue(
+                'Unknown allocation filter: %s' % key)
+    marker_row = None
+    if marker is not None:
+        marker_row = context.session.execute(
+            sa.select(_ALLOC).where(_ALLOC.c.uuid == marker)).first()
+        if marker_row is None:
+            raise exception.AllocationNotFound(marker)
+    query = paging.paginate(query, _ALLOC.c.id, _ALLOC.c[sort_key],
+                            sort_dir, marker_row, limit)
+    return [Allocation(row) for row in context.session.execute(query)]
+
+
+def _duplicate(exc, values):
+    if any('name' in c for c in exc.columns or []):
+        return exception.AllocationDuplicateName(values.get('name'))
+    return exception.AllocationAlreadyExists(values.get('uuid'))
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def create_allocation(context, values):
+    """Insert an allocation in the machine's initial state (allocating)
+    from ``values`` (column names; a UUID is generated if missing) and
+    return it. AllocationAlreadyExists / AllocationDuplicateName on a
+    unique clash."""
+    if 'state' in values:
+        raise exception.InvalidParameterValue(
+            'An allocation starts in the initial state.')
+    values = dict(values)
+    values.setdefault('uuid', uuidutils.generate_uuid())
+    values['state'] = states.ALLOCATION_INITIAL
+    values['created_at'] = timeutils.utcnow()
+    try:
+        result = context.session.execute(_ALLOC.insert().values(**values))
+    except db_exc.DBDuplicateEntry as exc:
+        raise _duplicate(exc, values)
+    return get_in_transaction(context, result.inserted_primary_key[0])
+
+
+def _owned(allocation_id, conductor_id):
+    where = [_ALLOC.c.id == allocation_id]
+    if conductor_id is not ANY:
+        where.append(_ALLOC.c.conductor_affinity == conductor_id)
+    return where
+
+
+def _missed(context, allocation_id, conductor_id):
+    """The error for a conditional write that matched no row."""
+    current = get_in_transaction(context, allocation_id)  # or NotFound
+    if conductor_id is not ANY and \
+            current.conductor_affinity != conductor_id:
+        return exception.AllocationAffinityLost(current.uuid, conductor_id)
+    return states.InvalidTransition('allocation %s' % current.uuid,
+                                    current.state, 'update')
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def update_allocation(context, allocation_id, values, conductor_id=ANY):
+    """Write ``values`` (name, extra, owner, last_error, resource_class,
+    traits, candidate_nodes, node_id) to the allocation, on condition
+    that ``conductor_id`` still owns it (unless ANY); return it.
+    States are not written here: see ``transition``."""
+    bad = set(values) - _WRITABLE
+    if bad:
+        raise exception.InvalidParameterValue(
+            'Cannot update %s of an allocation.' % ', '.join(sorted(bad)))
+    values = dict(values, updated_at=timeutils.utcnow())
+    try:
+        result = context.session.execute(
+            _ALLOC.update().where(*_owned(allocation_id, conductor_id))
+            .values(**values))
+    except db_exc.DBDuplicateEntry as exc:
+        raise _duplicate(exc, values)
+    if result.rowcount != 1:
+        raise _missed(context, allocation_id, conductor_id)
+    return get_in_transaction(context, allocation_id)
+
+
+def _transition(context, allocation_id, event, conductor_id, values):
+    current = get_in_transaction(context, allocation_id)
+    new_state = states.allocation_next_state(current.state, event)
+    # UPDATE baremetal_allocations SET state = :new, ...
+    # WHERE id = :id AND state = :current [AND conductor_affinity = :me]
+    result = context.session.execute(
+        _ALLOC.update()
+        .where(_ALLOC.c.state == current.state,
+               *_owned(allocation_id, conductor_id))
+        .values(state=new_state, updated_at=timeutils.utcnow(), **values))
+    if result.rowcount != 1:
+        raise _missed(context, allocation_id, conductor_id)
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def fail_allocation(context, allocation_id, conductor_id, last_error):
+    """Move the allocation to ``error`` with ``last_error`` and no node,
+    as conductor ``conductor_id`` (ANY: unconditionally); return it.
+    AllocationAffinityLost if another conductor owns it now;
+    InvalidTransition if it is not ``allocating`` any more."""
+    _transition(context, allocation_id, states.FAIL, conductor_id,
+                {'last_error': last_error, 'node_id': None})
+    return get_in_transaction(context, allocation_id)
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def bind(context, allocation_id, node_id, conductor_id, locked_by=None,
+         backfill=False):
+    """Give the node to the allocation, in one transaction: the node gets
+    ``instance_uuid`` = the allocation's UUID, ``allocation_id`` and
+    ``instance_info['traits']`` = the requested traits; the allocation
+    gets ``node_id`` and moves to ``active`` (machine event SUCCESS).
+    Returns the allocation.
+
+    Each half is a compare-and-swap, and any miss rolls back both:
+
+    * the node must still be free: no instance (backfill: none or this
+      allocation's UUID), no allocation, not in maintenance,
+      ``available`` (backfill: ``active``), and locked by ``locked_by``
+      if given -- NodeNotAvailable / NodeAssociated otherwise;
+    * the allocation must still be ``allocating`` and owned by
+      ``conductor_id`` -- AllocationAffinityLost / InvalidTransition.
+
+    Nodes are written before allocations here as everywhere, so two
+    transactions never wait on each other in opposite orders.
+    """
+    allocation = get_in_transaction(context, allocation_id)
+    node = context.session.execute(
+        sa.select(_NODE.c.uuid, _NODE.c.instance_uuid,
+                  _NODE.c.instance_info).where(_NODE.c.id == node_id)).first()
+    if node is None:
+        raise exception.NodeNotFound(node_id)
+    if node.instance_uuid not in (None, allocation.uuid) or (
+            node.instance_uuid is not None and not backfill):
+        raise exception.NodeAssociated(node.uuid, node.instance_uuid)
+    instance_info = dict(node.instance_info or {},
+                         traits=list(allocation.traits))
+    wanted = states.ACTIVE if backfill else states.AVAILABLE
+    # UPDATE nodes SET instance_uuid = :alloc_uuid, allocation_id = :alloc,
+    #   instance_info = :info, updated_at = :now
+    # WHERE id = :node AND allocation_id IS NULL AND NOT maintenance
+    #   AND provision_state = :wanted
+    #   AND instance_uuid IS NULL  (backfill: OR instance_uuid = :alloc_uuid)
+    #   [AND reservation = :locked_by]
+    where = [_NODE.c.id == node_id, _NODE.c.allocation_id.is_(None),
+             _NODE.c.maintenance == sa.false(),
+             _NODE.c.provision_state == wanted]
+    if backfill:
+        where.append(sa.or_(_NODE.c.instance_uuid.is_(None),
+                            _NODE.c.instance_uuid == allocation.uuid))
+    else:
+        where.append(_NODE.c.instance_uuid.is_(None))
+    if locked_by is not None:
+        where.append(_NODE.c.reservation == locked_by)
+    try:
+        result = context.session.execute(
+            _NODE.update().where(*where).values(
+                instance_uuid=allocation.uuid, allocation_id=allocation_id,
+                instance_info=instance_info, updated_at=timeutils.utcnow()))
+    except db_exc.DBDuplicateEntry:
+        raise exception.InstanceAssociated(allocation.uuid, node.uuid)
+    if result.rowcount != 1:
+        raise exception.NodeNotAvailable(
+            node.uuid, 'it changed since it was chosen')
+    _transition(context, allocation_id, states.SUCCESS, conductor_id,
+                {'node_id': node_id, 'last_error': None})
+    return get_in_transaction(context, allocation_id)
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def destroy_allocation(context, allocation_id, conductor_id=ANY):
+    """Delete the allocation and free its node in one transaction: the
+    node loses ``instance_uuid`` and ``allocation_id``.
+    AllocationNotFound if it is gone (AllocationAffinityLost if
+    ``conductor_id`` no longer owns it)."""
+    allocation = get_in_transaction(context, allocation_id)
+    context.session.execute(
+        _NODE.update().where(_NODE.c.allocation_id == allocation_id)
+        .values(allocation_id=None, instance_uuid=None,
+                updated_at=timeutils.utcnow()))
+    result = context.session.execute(
+        _ALLOC.delete().where(*_owned(allocation_id, conductor_id)))
+    if result.rowcount != 1:
+        if conductor_id is ANY:
+            raise exception.AllocationNotFound(allocation.uuid)
+        raise exception.AllocationAffinityLost(allocation.uuid,
+                                               conductor_id)
+
+
+# -- ownership and take-over -------------------------------------------------
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def take_over(context, allocation_id, old_conductor_id, new_conductor_id):
+    """Move the allocation from ``old_conductor_id`` (None: from no
+    owner) to ``new_conductor_id``; True if this call won, False if the
+    allocation has another owner by now or is gone.
+
+    UPDATE baremetal_allocations SET conductor_affinity = :new
+    WHERE id = :id AND conductor_affinity = :old AND state = 'allocating'
+    """
+    old = (_ALLOC.c.conductor_affinity.is_(None) if old_conductor_id is None
+           else _ALLOC.c.conductor_affinity == old_conductor_id)
+    result = context.session.execute(
+        _ALLOC.update()
+        .where(_ALLOC.c.id == allocation_id, old,
+               _ALLOC.c.state == states.ALLOCATING)
+        .values(conductor_affinity=new_conductor_id,
+                updated_at=timeutils.utcnow()))
+    return result.rowcount == 1
+
+
+def _allocating():
+    return _select().where(_ALLOC.c.state == states.ALLOCATING) \
+        .order_by(_ALLOC.c.id)
+
+
+@db_api.reader
+def list_allocating_of(context, conductor_id):
+    """The ``allocating`` allocations conductor ``conductor_id`` owns
+    (None: those nobody owns), oldest first."""
+    column = _ALLOC.c.conductor_affinity
+    where = column.is_(None) if conductor_id is None \
+        else column == conductor_id
+    return [Allocation(row) for row in
+            context.session.execute(_allocating().where(where))]
+
+
+@db_api.reader
+def list_orphaned(context, heartbeat_timeout):
+    """The ``allocating`` allocations whose owner is dead -- offline, or
+    silent for more than ``heartbeat_timeout`` seconds -- plus those
+    nobody has owned for that long (the API wrote the row but no
+    conductor claimed it), oldest first. Liveness is judged in the same
+    query, so a conductor that registered a moment ago is never taken
+    for dead.
+
+    SELECT ... FROM baremetal_allocations a
+    LEFT JOIN conductors c ON c.id = a.conductor_affinity
+    WHERE a.state = 'allocating' AND (
+      (a.conductor_affinity IS NULL AND a.created_at < :cutoff)
+      OR NOT c.online OR c.heartbeat_at IS NULL OR c.heartbeat_at < :cutoff)
+    """
+    cutoff = timeutils.utcnow() - datetime.timedelta(
+        seconds=heartbeat_timeout)
+    cond = models.conductors
+    owner_dead = sa.and_(
+        _ALLOC.c.conductor_affinity.is_not(None),
+        sa.or_(cond.c.online == sa.false(), cond.c.heartbeat_at.is_(None),
+               cond.c.heartbeat_at < cutoff))
+    unowned = sa.and_(_ALLOC.c.conductor_affinity.is_(None),
+                      _ALLOC.c.created_at < cutoff)
+    query = _allocating().join_from(
+        _ALLOC, cond, cond.c.id == _ALLOC.c.conductor_affinity,
+        isouter=True).where(sa.or_(owner_dead, unowned))
+    return [Allocation(row) for row in context.session.execute(query)]
+
+
+@db_api.reader
+def list_stuck(context, older_than, conductor_id=ANY):
+    """``allocating`` allocations not written for ``older_than`` seconds
+    (of conductor ``conductor_id`` unless ANY), oldest first: those a
+    live conductor accepted but never finished."""
+    cutoff = timeutils.utcnow() - datetime.timedelta(
+        seconds=older_than)
+    touched = sa.func.coalesce(_ALLOC.c.updated_at, _ALLOC.c.created_at)
+    query = _allocating().where(touched < cutoff)
+    if conductor_id is not ANY:
+        query = query.where(_ALLOC.c.conductor_affinity == conductor_id)
+    return [Allocation(row) for row in context.session.execute(query)]

@@ -1,0 +1,93 @@
+"""The candidate-node query of the database allocation algorithm.
+
+One query returns the nodes an allocation may take, trait matching
+included (upstream loads every node of the class with its traits and
+filters in Python, so each allocation costs O(nodes)).
+"""
+
+import sqlalchemy as sa
+
+from allocsvc.common import states
+from allocsvc.db import api as db_api
+from allocsvc.db import models
+
+_NODE = models.nodes
+_TRAIT = models.node_traits
+
+
+class Candidate:
+    """A node that may be allocated: enough to order and lock it."""
+
+    __slots__ = ('id', 'uuid', 'name')
+
+    def __init__(self, row):
+        self.id = row.id
+        self.uuid = row.uuid
+        self.name = row.name
+
+
+def _query(resource_class, traits, candidate_uuids, owner):
+    # SELECT nodes.id, nodes.uuid, nodes.name FROM nodes
+    # WHERE nodes.resource_class = :rc
+    #   AND nodes.provision_state = 'available'
+    #   AND nodes.maintenance = false
+    #   AND nodes.power_state IS NOT NULL
+    #   AND nodes.instance_uuid IS NULL AND nodes.allocation_id IS NULL
+    #   [AND nodes.uuid IN (:candidates)]
+    #   [AND (nodes.owner = :owner OR nodes.lessee = :owner)]
+    #   [AND nodes.id IN (SELECT node_traits.node_id FROM node_traits
+    #                     WHERE node_traits.trait IN (:traits)
+    #                     GROUP BY node_traits.node_id
+    #                     HAVING count(DISTINCT node_traits.trait) = :n)]
+    query = sa.select(_NODE.c.id, _NODE.c.uuid, _NODE.c.name).where(
+        _NODE.c.resource_class == resource_class,
+        _NODE.c.provision_state == states.AVAILABLE,
+        _NODE.c.maintenance == sa.false(),
+        _NODE.c.power_state.is_not(None),
+        _NODE.c.instance_uuid.is_(None),
+        _NODE.c.allocation_id.is_(None))
+    if candidate_uuids:
+        query = query.where(_NODE.c.uuid.in_(list(candidate_uuids)))
+    if owner:
+        query = query.where(sa.or_(_NODE.c.owner == owner,
+                                   _NODE.c.lessee == owner))
+    traits = set(traits or ())
+    if traits:
+        having = sa.select(_TRAIT.c.node_id) \
+            .where(_TRAIT.c.trait.in_(sorted(traits))) \
+            .group_by(_TRAIT.c.node_id) \
+            .having(sa.func.count(sa.distinct(_TRAIT.c.trait)) == len(traits))
+        query = query.where(_NODE.c.id.in_(having))
+    # A stable order: the caller shuffles, and tests can compare.
+    return query.order_by(_NODE.c.id)
+
+
+@db_api.reader
+def find_candidates(context, resource_class, traits=None,
+                    candidate_uuids=None, owner=None):
+    """The nodes an allocation may take: of ``resource_class``,
+    ``available``, not in maintenance, with a known power state, with no
+    instance or allocation, among ``candidate_uuids`` if given, owned or
+    leased by ``owner`` if given, and having every trait of ``traits``.
+
+    Nodes locked by a conductor are included: the lock is what the caller
+    tries next, and a lock is usually short.
+    """
+    query = _query(resource_class, traits, candidate_uuids, owner)
+    return [Candidate(row) for row in context.session.execute(query)]
+
+
+@db_api.reader
+def explain_no_candidates(context, resource_class, traits=None,
+                          candidate_uuids=None, owner=None):
+    """Why ``find_candidates`` found nothing, in Ironic's words: either no
+    node matches even without the traits, or the traits rule them out."""
+    query = _query(resource_class, None, candidate_uuids, owner).limit(1)
+    if context.session.execute(query).first() is None:
+        if candidate_uuids:
+            return ('none of the requested nodes are available and match '
+                    'the resource class %s' % resource_class)
+        return 'no available nodes match the resource class %s' % (
+            resource_class)
+    return 'no suitable nodes have the requested traits %s' % (
+        ', '.join(sorted(set(traits or ()))))

@@ -1,0 +1,133 @@
+"""Node locks: a compare-and-swap on ``nodes.reservation``.
+
+A conductor holds a node's exclusive lock while ``nodes.reservation`` is
+its hostname. Taking it is one UPDATE that only matches a free node;
+giving it back is one UPDATE that only matches the holder. No row lock
+is held between the two, so this works the same on Galera, PostgreSQL
+and SQLite.
+"""
+
+import contextlib
+import time
+
+from oslo_utils import timeutils
+import sqlalchemy as sa
+
+from allocsvc.db import api as db_api
+from allocsvc.db.baremetal import exception
+from allocsvc.db.baremetal import nodes
+from allocsvc.db import models
+
+_NODE = models.nodes
+
+
+def _holder(context, node_id):
+    row = context.session.execute(
+        sa.select(_NODE.c.uuid, _NODE.c.reservation)
+        .where(_NODE.c.id == node_id)).first()
+    if row is None:
+        raise exception.NodeNotFound(node_id)
+    return row
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def reserve(context, node_id, host):
+    """Take the lock of node ``node_id`` for ``host``; return the node as
+    it is under the lock. NodeLocked if anyone (``host`` included) holds
+    it; NodeNotFound if there is no such node.
+
+    UPDATE nodes SET reservation = :host WHERE id = :id
+    AND reservation IS NULL
+    """
+    result = context.session.execute(
+        _NODE.update()
+        .where(_NODE.c.id == node_id, _NODE.c.reservation.is_(None))
+        .values(reservation=host))
+    if result.rowcount != 1:
+        row = _holder(context, node_id)
+        raise exception.NodeLocked(row.uuid, row.reservation)
+    return nodes.get_in_transaction(context, node_id)
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def release(context, node_id, host):
+    """Give back ``host``'s lock of node ``node_id``. NodeNotLocked if
+    ``host`` does not hold it (someone broke it, or it was never taken).
+
+    UPDATE nodes SET reservation = NULL WHERE id = :id
+    AND reservation = :host
+    """
+    result = context.session.execute(
+        _NODE.update()
+        .where(_NODE.c.id == node_id, _NODE.c.reservation == host)
+        .values(reservation=None))
+    if result.rowcount != 1:
+        row = _holder(context, node_id)
+        raise exception.NodeNotLocked(row.uuid, host)
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def release_all(context, host):
+    """Drop every lock ``host`` holds, as a conductor does when it starts
+    (its previous life may have died holding some); return how many."""
+    result = context.session.execute(
+        _NODE.update().where(_NODE.c.reservation == host)
+        .values(reservation=None, updated_at=timeutils.utcnow()))
+    return result.rowcount
+
+
+@contextlib.contextmanager
+def node_lock(context, node_id, host, retries=0, interval=1.0):
+    """Hold the exclusive lock of a node for the duration of a block.
+
+    Usage::
+
+        with locking.node_lock(context, node.id, CONF.host) as node:
+            # ``node`` was read after the lock was taken: re-check here
+            # whatever the decision to lock it relied on.
+            ...
+
+    Semantics:
+
+    * Taking the lock is ``UPDATE nodes SET reservation = :host WHERE
+      id = :id AND reservation IS NULL``; it either matches the row (we
+      hold the lock) or not (NodeLocked, naming the holder). The lock is
+      not re-entrant: a host that already holds it gets NodeLocked too.
+    * ``retries`` more attempts are made ``interval`` seconds apart
+      before NodeLocked reaches the caller (default: fail at once, as the
+      allocation algorithm wants, moving on to the next node). Pass
+      configuration values in; nothing is read from CONF here.
+    * The lock is released when the block ends, normally or by an
+      exception (which then propagates). Release is conditional on
+      ``host`` still holding it; if someone broke the lock meanwhile,
+      NodeNotLocked is raised -- unless the block itself raised, whose
+      exception wins.
+    * Call it outside any transaction: taking and releasing are their
+      own transactions, so other conductors see the lock at once. Do the
+      work inside the block in transactions of its own, and never keep a
+      lock across an RPC call or a wait on another node's lock.
+    * A conductor that dies holding locks leaves them behind;
+      ``release_all(context, host)`` at its next start clears them.
+    """
+    attempt = 0
+    while True:
+        try:
+            node = reserve(context, node_id, host)
+            break
+        except exception.NodeLocked:
+            if attempt >= retries:
+                raise
+            attempt += 1
+            time.sleep(interval)
+    try:
+        yield node
+    except BaseException:
+        try:
+            release(context, node_id, host)
+        except (exception.NodeNotLocked, exception.NodeNotFound):
+            pass  # the block's own exception is the one to report
+        raise
+    release(context, node_id, host)

@@ -1,0 +1,335 @@
+"""Bare-metal nodes: create, read, list, update, destroy, and traits.
+
+Plain SQLAlchemy Core; each public function is one transaction. Node
+records carry the node's traits and the UUID of its allocation. The
+provision state of a new node is the state machine's initial state;
+later state changes are computed by ``allocsvc.common.states`` and
+passed in by the caller.
+"""
+
+from oslo_db import exception as db_exc
+from oslo_utils import timeutils
+from oslo_utils import uuidutils
+import sqlalchemy as sa
+
+from allocsvc.common import states
+from allocsvc.db import api as db_api
+from allocsvc.db.baremetal import exception
+from allocsvc.db.baremetal import paging
+from allocsvc.db import models
+
+_NODE = models.nodes
+_TRAIT = models.node_traits
+_ALLOC = models.baremetal_allocations
+
+MAX_TRAITS_PER_NODE = 50
+
+# Columns a caller may not write through update_node.
+_READ_ONLY = frozenset(('id', 'uuid', 'created_at', 'updated_at',
+                        'allocation_uuid', 'traits'))
+_JSON_COLUMNS = ('driver_info', 'properties', 'extra', 'instance_info')
+SORTABLE = frozenset(c.key for c in _NODE.c
+                     if c.key not in _JSON_COLUMNS)
+
+
+class Node:
+    """A node as read from the database, with its traits (sorted) and the
+    UUID of its allocation (None without one)."""
+
+    __slots__ = tuple(c.key for c in _NODE.c) + ('allocation_uuid',
+                                                 'traits')
+
+    def __init__(self, row, traits=()):
+        for column in _NODE.c:
+            setattr(self, column.key, getattr(row, column.key))
+        for name in _JSON_COLUMNS:
+            if getattr(self, name) is None:
+                setattr(self, name, {})
+        self.allocation_uuid = row.allocation_uuid
+        self.traits = sorted(traits)
+
+
+def _select():
+    return sa.select(*_NODE.c, _ALLOC.c.uuid.label('allocation_uuid')) \
+        .select_from(_NODE.outerjoin(_ALLOC, _NODE.c.allocation_id ==
+                                     _ALLOC.c.id))
+
+
+def _traits_of(context, node_ids):
+    traits = {node_id: [] for node_id in node_ids}
+    if node_ids:
+        rows = context.session.execute(
+            sa.select(_TRAIT.c.node_id, _TRAIT.c.trait)
+            .where(_TRAIT.c.node_id.in_(node_ids)))
+        for node_id, trait in rows:
+            traits[node_id].append(trait)
+    return traits
+
+
+def _one(context, where, ident):
+    row = context.session.execute(_select().where(where)).first()
+    if row is None:
+        raise exception.NodeNotFound(ident)
+    return Node(row, _traits_of(context, [row.id])[row.id])
+
+
+def get_in_transaction(context, node_id):
+    """Inside a caller's transaction: the node ``node_id``, or
+    NodeNotFound."""
+    return _one(context, _NODE.c.id == node_id, node_id)
+
+
+@db_api.reader
+def get_by_id(context, node_id):
+    return _one(context, _NODE.c.id == node_id, node_id)
+
+
+@db_api.reader
+def get_by_uuid(context, uuid):
+    return _one(context, _NODE.c.uuid == uuid, uuid)
+
+
+@db_api.reader
+def get_by_name(context, name):
+    return _one(context, _NODE.c.name == name, name)
+
+
+@db_api.reader
+def get_by_instance_uuid(context, instance_uuid):
+    return _one(context, _NODE.c.instance_uuid == instance_uuid,
+                instance_uuid)
+
+
+@db_api.reader
+def get(context, ident):
+    """The node whose UUID (if ``ident`` looks like one) or name is
+    ``ident``."""
+    column = _NODE.c.uuid if uuidutils.is_uuid_like(ident) else _NODE.c.name
+    return _one(context, column == ident, ident)
+
+
+def _filter(query, filters):
+    """Apply the list filters; see ``list_nodes``."""
+    simple = ('resource_class', 'provision_state', 'driver', 'owner',
+              'lessee', 'instance_uuid', 'conductor_group', 'reservation',
+              'power_state')
+    for key, value in filters.items():
+        if key in simple:
+            query = query.where(_NODE.c[key] == value)
+        elif key == 'provision_state_in':
+            query = query.where(_NODE.c.provision_state.in_(value))
+        elif key == 'uuid_in':
+            query = query.where(_NODE.c.uuid.in_(value))
+        elif key == 'maintenance':
+            query = query.where(_NODE.c.maintenance == bool(value))
+        elif key == 'associated':
+            column = _NODE.c.instance_uuid
+            query = query.where(column.is_not(None) if value
+                                else column.is_(None))
+        elif key == 'reserved':
+            column = _NODE.c.reservation
+            query = query.where(column.is_not(None) if value
+                                else column.is_(None))
+        elif key == 'project':
+            query = query.where(sa.or_(_NODE.c.owner == value,
+                                       _NODE.c.lessee == value))
+        else:
+            raise exception.InvalidParameterValue(
+                'Unknown node filter: %s' % key)
+    return query
+
+
+@db_api.reader
+def list_nodes(context, filters=None, limit=None, marker=None,
+               sort_key='id', sort_dir='asc'):
+    """Nodes matching ``filters``, a page of them.
+
+    Filters (all ANDed): equality on ``resource_class``,
+    ``provision_state``, ``driver``, ``owner``, ``lessee``,
+    ``instance_uuid``, ``conductor_group``, ``reservation``,
+    ``power_state``; ``provision_state_in`` and ``uuid_in`` (lists);
+    ``maintenance``, ``associated`` (has an instance), ``reserved`` (is
+    locked) as booleans; ``project`` (owner or lessee).
+
+    ``marker`` is a node UUID (NodeNotFound if unknown); the page starts
+    after it in the ``sort_key``/``sort_dir`` order, ties broken by id.
+    """
+    paging.check_limit(limit)
+    paging.check_sort(sort_key, sort_dir, SORTABLE)
+    marker_row = None
+    if marker is not None:
+        marker_row = context.session.execute(
+            sa.select(_NODE).where(_NODE.c.uuid == marker)).first()
+        if marker_row is None:
+            raise exception.NodeNotFound(marker)
+    query = _filter(_select(), filters or {})
+    query = paging.paginate(query, _NODE.c.id, _NODE.c[sort_key], sort_dir,
+                            marker_row, limit)
+    rows = context.session.execute(query).all()
+    traits = _traits_of(context, [row.id for row in rows])
+    return [Node(row, traits[row.id]) for row in rows]
+
+
+def _duplicate(exc, values, uuid=None):
+    columns = exc.columns or []
+    if any('instance_uuid' in c for c in columns):
+        return exception.InstanceAssociated(values.get('instance_uuid'),
+                                            uuid or values.get('uuid'))
+    if any('name' in c for c in columns):
+        return exception.DuplicateNodeName(values.get('name'))
+    return exception.NodeAlreadyExists(uuid or values.get('uuid'))
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def create_node(context, values):
+    """Insert a node from ``values`` (column names; ``traits`` a list)
+    and return it. Defaults: a new UUID, the initial provision state, out
+    of maintenance, no power state. NodeAlreadyExists /
+    DuplicateNodeName / InstanceAssociated on a unique clash."""
+    values = dict(values)
+    traits = values.pop('traits', None) or []
+    if len(set(traits)) > MAX_TRAITS_PER_NODE:
+        raise exception.TooManyTraits(values.get('uuid'),
+                                      MAX_TRAITS_PER_NODE)
+    values.setdefault('uuid', uuidutils.generate_uuid())
+    values.setdefault('provision_state', states.NODE_INITIAL)
+    values.setdefault('maintenance', False)
+    values.setdefault('conductor_group', '')
+    values['created_at'] = timeutils.utcnow()
+    values['provision_updated_at'] = values['created_at']
+    try:
+        result = context.session.execute(_NODE.insert().values(**values))
+    except db_exc.DBDuplicateEntry as exc:
+        raise _duplicate(exc, values)
+    node_id = result.inserted_primary_key[0]
+    _insert_traits(context, node_id, set(traits))
+    return get_in_transaction(context, node_id)
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def update_node(context, node_id, values):
+    """Write ``values`` (column names) to node ``node_id``; return the
+    node. Setting ``instance_uuid`` on a node that already has another
+    one is NodeAssociated (the write is conditional on it, so two racing
+    writers cannot both succeed); a provision state change stamps
+    ``provision_updated_at``."""
+    bad = _READ_ONLY.intersection(values)
+    if bad:
+        raise exception.InvalidParameterValue(
+            'Cannot overwrite %s of an existing node.'
+            % ', '.join(sorted(bad)))
+    uuid = _node_uuid(context, node_id)
+    values = dict(values)
+    now = timeutils.utcnow()
+    values['updated_at'] = now
+    if 'provision_state' in values:
+        values['provision_updated_at'] = now
+    where = [_NODE.c.id == node_id]
+    if values.get('instance_uuid') is not None:
+        where.append(sa.or_(_NODE.c.instance_uuid.is_(None),
+                            _NODE.c.instance_uuid == values['instance_uuid']))
+    try:
+        result = context.session.execute(
+            _NODE.update().where(*where).values(**values))
+    except db_exc.DBDuplicateEntry as exc:
+        raise _duplicate(exc, values, uuid=uuid)
+    if result.rowcount != 1:
+        node = get_in_transaction(context, node_id)
+        raise exception.NodeAssociated(uuid, node.instance_uuid)
+    return get_in_transaction(context, node_id)
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def destroy_node(context, node_id):
+    """Delete node ``node_id`` with its traits and its allocations
+    (NodeNotFound if there is none)."""
+    get_in_transaction(context, node_id)
+    # The node points at its allocation and the allocation at the node:
+    # unlink first, then delete the allocation rows, then the node.
+    context.session.execute(
+        _NODE.update().where(_NODE.c.id == node_id)
+        .values(allocation_id=None))
+    context.session.execute(_ALLOC.delete().where(_ALLOC.c.node_id == node_id))
+    context.session.execute(_TRAIT.delete().where(_TRAIT.c.node_id == node_id))
+    context.session.execute(_NODE.delete().where(_NODE.c.id == node_id))
+
+
+# -- traits ------------------------------------------------------------------
+
+def _insert_traits(context, node_id, traits):
+    if traits:
+        now = timeutils.utcnow()
+        context.session.execute(_TRAIT.insert(), [
+            {'node_id': node_id, 'trait': trait, 'created_at': now}
+            for trait in sorted(traits)])
+
+
+def _node_uuid(context, node_id):
+    uuid = context.session.execute(
+        sa.select(_NODE.c.uuid).where(_NODE.c.id == node_id)).scalar()
+    if uuid is None:
+        raise exception.NodeNotFound(node_id)
+    return uuid
+
+
+@db_api.reader
+def get_traits(context, node_id):
+    """The sorted traits of node ``node_id``."""
+    _node_uuid(context, node_id)
+    return _traits_of(context, [node_id])[node_id]
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def set_traits(context, node_id, traits):
+    """Replace the traits of node ``node_id`` with ``traits``; return
+    them sorted."""
+    uuid = _node_uuid(context, node_id)
+    traits = set(traits)
+    if len(traits) > MAX_TRAITS_PER_NODE:
+        raise exception.TooManyTraits(uuid, MAX_TRAITS_PER_NODE)
+    context.session.execute(_TRAIT.delete().where(_TRAIT.c.node_id == node_id))
+    _insert_traits(context, node_id, traits)
+    return sorted(traits)
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def add_trait(context, node_id, trait):
+    """Give node ``node_id`` the trait (no-op if it has it already)."""
+    uuid = _node_uuid(context, node_id)
+    current = _traits_of(context, [node_id])[node_id]
+    if trait in current:
+        return
+    if len(current) >= MAX_TRAITS_PER_NODE:
+        raise exception.TooManyTraits(uuid, MAX_TRAITS_PER_NODE)
+    try:
+        # A savepoint: PostgreSQL aborts the whole transaction otherwise.
+        with context.session.begin_nested():
+            _insert_traits(context, node_id, [trait])
+    except db_exc.DBDuplicateEntry:
+        # A concurrent writer added the same trait: the result is the same.
+        pass
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def remove_trait(context, node_id, trait):
+    """Take the trait from node ``node_id``; NodeTraitNotFound if it
+    does not have it."""
+    uuid = _node_uuid(context, node_id)
+    result = context.session.execute(
+        _TRAIT.delete().where(_TRAIT.c.node_id == node_id,
+                              _TRAIT.c.trait == trait))
+    if result.rowcount != 1:
+        raise exception.NodeTraitNotFound(uuid, trait)
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def remove_all_traits(context, node_id):
+    _node_uuid(context, node_id)
+    context.session.execute(_TRAIT.delete().where(_TRAIT.c.node_id == node_id))

@@ -1,0 +1,104 @@
+"""The Node object: a node as it crosses RPC."""
+
+from oslo_utils import uuidutils
+from oslo_versionedobjects import fields
+
+from allocsvc.db.baremetal import nodes as db_nodes
+from allocsvc.objects import base
+from allocsvc.objects import fields as object_fields
+
+
+@base.AllocsvcObjectRegistry.register
+class Node(base.AllocsvcObject):
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    _derived = ('allocation_uuid', 'traits')
+
+    fields = dict(base.TimestampedObject.fields, **{
+        'id': fields.IntegerField(),
+        'uuid': fields.UUIDField(),
+        'name': fields.StringField(nullable=True),
+        'driver': fields.StringField(),
+        'driver_info': object_fields.FlexibleDictField(),
+        'resource_class': fields.StringField(nullable=True),
+        'provision_state': fields.StringField(),
+        'target_provision_state': fields.StringField(nullable=True),
+        'provision_updated_at': fields.DateTimeField(nullable=True),
+        'power_state': fields.StringField(nullable=True),
+        'target_power_state': fields.StringField(nullable=True),
+        'maintenance': fields.BooleanField(),
+        'maintenance_reason': fields.StringField(nullable=True),
+        'instance_uuid': fields.StringField(nullable=True),
+        'allocation_id': fields.IntegerField(nullable=True),
+        'allocation_uuid': fields.UUIDField(nullable=True),
+        'reservation': fields.StringField(nullable=True),
+        'conductor_affinity': fields.IntegerField(nullable=True),
+        'conductor_group': fields.StringField(),
+        'owner': fields.StringField(nullable=True),
+        'lessee': fields.StringField(nullable=True),
+        'description': fields.StringField(nullable=True),
+        'automated_clean': fields.BooleanField(nullable=True),
+        'properties': object_fields.FlexibleDictField(),
+        'extra': object_fields.FlexibleDictField(),
+        'instance_info': object_fields.FlexibleDictField(),
+        'last_error': fields.StringField(nullable=True),
+        'traits': fields.ListOfStringsField(),
+    })
+
+    @classmethod
+    def get(cls, context, ident):
+        """By id (an int), UUID or name."""
+        if isinstance(ident, int):
+            return cls.get_by_id(context, ident)
+        if uuidutils.is_uuid_like(ident):
+            return cls.get_by_uuid(context, ident)
+        return cls.get_by_name(context, ident)
+
+    @classmethod
+    def get_by_id(cls, context, node_id):
+        return cls._from_record(context, db_nodes.get_by_id(context, node_id))
+
+    @classmethod
+    def get_by_uuid(cls, context, uuid):
+        return cls._from_record(context, db_nodes.get_by_uuid(context, uuid))
+
+    @classmethod
+    def get_by_name(cls, context, name):
+        return cls._from_record(context, db_nodes.get_by_name(context, name))
+
+    @classmethod
+    def get_by_instance_uuid(cls, context, instance_uuid):
+        return cls._from_record(
+            context, db_nodes.get_by_instance_uuid(context, instance_uuid))
+
+    @classmethod
+    def list(cls, context, filters=None, limit=None, marker=None,
+             sort_key='id', sort_dir='asc'):
+        return cls._from_records(context, db_nodes.list_nodes(
+            context, filters, limit, marker, sort_key, sort_dir))
+
+    def create(self, context=None):
+        """Insert the fields set so far (and ``traits``, if set)."""
+        values = self.obj_get_changes()
+        values.pop('allocation_uuid', None)
+        self._absorb(db_nodes.create_node(context or self._context, values))
+
+    def save(self, context=None):
+        """Write the changed column fields; traits have their own calls."""
+        changes = self._changed_columns()
+        if changes:
+            self._absorb(db_nodes.update_node(context or self._context,
+                                              self.id, changes))
+
+    def refresh(self, context=None):
+        self._absorb(db_nodes.get_by_id(context or self._context, self.id))
+
+    def destroy(self, context=None):
+        db_nodes.destroy_node(context or self._context, self.id)
+        self.obj_reset_changes()
+
+    def set_traits(self, traits, context=None):
+        self.traits = db_nodes.set_traits(context or self._context, self.id,
+                                          traits)
+        self.obj_reset_changes(['traits'])

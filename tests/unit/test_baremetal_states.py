@@ -1,0 +1,89 @@
+"""The bare-metal state machines (pure, no database).
+
+Scenarios: the allocation machine's only paths (allocating -> active |
+error) and its refusals; the node provisioning walk enroll -> manageable
+-> available -> active -> available through the API verbs, with targets
+while a step is in flight; refusals name the state and event.
+"""
+
+import pytest
+
+from allocsvc.common import states
+
+
+def test_allocation_paths():
+    assert states.ALLOCATION_INITIAL == states.ALLOCATING
+    assert states.allocation_next_state(
+        states.ALLOCATING, states.SUCCESS) == states.ACTIVE
+    assert states.allocation_next_state(
+        states.ALLOCATING, states.FAIL) == states.ERROR
+
+
+@pytest.mark.parametrize('state', [states.ACTIVE, states.ERROR])
+@pytest.mark.parametrize('event', [states.SUCCESS, states.FAIL])
+def test_allocation_final_states_refuse_everything(state, event):
+    assert states.allocation_is_final(state)
+    with pytest.raises(states.InvalidTransition) as info:
+        states.allocation_next_state(state, event)
+    assert info.value.status == 409
+    assert state in str(info.value) and event in str(info.value)
+
+
+def test_allocation_unknown_state_or_event():
+    with pytest.raises(states.InvalidTransition):
+        states.allocation_next_state('bogus', states.SUCCESS)
+    with pytest.raises(states.InvalidTransition):
+        states.allocation_next_state(states.ALLOCATING, 'retry')
+
+
+def walk(state, verb):
+    return states.node_settle(state, states.PROVISION_VERBS[verb])
+
+
+def test_node_lifecycle_with_fake_hardware():
+    assert walk(states.ENROLL, 'manage') == [
+        (states.VERIFYING, states.MANAGEABLE), (states.MANAGEABLE, None)]
+    assert walk(states.MANAGEABLE, 'provide') == [
+        (states.CLEANING, states.AVAILABLE), (states.AVAILABLE, None)]
+    assert walk(states.AVAILABLE, 'active') == [
+        (states.DEPLOYING, states.ACTIVE), (states.ACTIVE, None)]
+    assert walk(states.ACTIVE, 'deleted') == [
+        (states.DELETING, states.AVAILABLE),
+        (states.CLEANING, states.AVAILABLE), (states.AVAILABLE, None)]
+    assert walk(states.AVAILABLE, 'manage') == [(states.MANAGEABLE, None)]
+
+
+def test_node_failures_and_recoveries():
+    assert states.node_next_state(states.VERIFYING, states.FAIL) == \
+        (states.ENROLL, None)
+    assert states.node_next_state(states.CLEANING, states.FAIL) == \
+        (states.CLEANFAIL, None)
+    assert states.node_next_state(states.CLEANFAIL, states.MANAGE) == \
+        (states.MANAGEABLE, None)
+    assert states.node_next_state(states.DEPLOYING, states.FAIL) == \
+        (states.DEPLOYFAIL, None)
+    assert states.node_next_state(states.DEPLOYFAIL, states.DELETED) == \
+        (states.DELETING, states.AVAILABLE)
+    assert states.node_next_state(states.DELETING, states.FAIL) == \
+        (states.ERROR, None)
+    assert states.node_next_state(states.ERROR, states.DELETED) == \
+        (states.DELETING, states.AVAILABLE)
+
+
+@pytest.mark.parametrize('state,verb', [
+    (states.ENROLL, 'provide'), (states.ENROLL, 'active'),
+    (states.MANAGEABLE, 'active'), (states.AVAILABLE, 'deleted'),
+    (states.ACTIVE, 'manage'), (states.ACTIVE, 'active'),
+    (states.DEPLOYING, 'deleted')])
+def test_node_refusals(state, verb):
+    event = states.PROVISION_VERBS[verb]
+    assert not states.node_accepts(state, event)
+    with pytest.raises(states.InvalidTransition):
+        states.node_next_state(state, event)
+
+
+def test_every_state_is_classified():
+    for state in states.NODE_STATES:
+        transient = state in (states.VERIFYING, states.CLEANING,
+                              states.DEPLOYING, states.DELETING)
+        assert states.node_is_stable(state) is not transient
