@@ -1,9 +1,10 @@
 """The WSGI application factory.
 
 ``setup_app(conf)`` builds the one application this service serves: the
-Placement API under ``/placement`` and everything else (the service root,
-later the bare-metal ``/v1`` API) through Pecan. ``placement_app(conf)``
-is the Placement API alone, for a listener that serves it at its root.
+Placement API under ``/placement`` and everything else (the service root
+and the bare-metal ``/v1`` API) through ``baremetal_app``, a Pecan
+application. ``placement_app(conf)`` is the Placement API alone, for a
+listener that serves it at its root.
 """
 
 from microversion_parse import middleware as mp_middleware
@@ -16,6 +17,9 @@ from allocsvc.api.controllers.placement import errors
 from allocsvc.api.controllers.placement import handler
 from allocsvc.api.controllers.placement import microversion
 from allocsvc.api.controllers import root
+from allocsvc.api.middleware import auth as baremetal_auth
+from allocsvc.api.middleware import errors as baremetal_errors
+from allocsvc.api.middleware import version as baremetal_version
 from allocsvc.common import policy
 from allocsvc.db import api as db_api
 from allocsvc.placement import sync
@@ -44,6 +48,34 @@ def placement_app(conf, enforcer=None):
     app = cors.CORS(app, conf)
     # In: forces JSON errors. Out: any escaped exception becomes one.
     app = errors.JSONErrors(app)
+    # In: keeps a valid global request id, makes a local one. Out: adds
+    # x-openstack-request-id to every response, errors included.
+    app = request_id.RequestId(app)
+    return app
+
+
+def baremetal_app(conf, enforcer=None):
+    """The bare-metal API pipeline (``/`` and ``/v1``), inside out."""
+    enforcer = enforcer or policy.get_enforcer(conf)
+    # Routes the request through the controllers: the root document, /v1
+    # and the resources under it (allocsvc.api.controllers).
+    app = pecan.make_app(root.RootController(), force_canonical=False,
+                         guess_content_type_from_ext=False)
+    # In: negotiates the microversion (406 when it cannot). Out: adds the
+    # Ironic version headers, the standard one and Vary to /v1 responses.
+    app = baremetal_version.Microversion(app)
+    # Out: wraps every error in Ironic's {"error_message": "..."}; an
+    # escaped exception is logged and becomes a 500 Server fault.
+    app = baremetal_errors.ParsableErrors(app)
+    # In: builds the RequestContext from the identity headers and marks
+    # the public routes.
+    app = baremetal_auth.ContextMiddleware(app, conf, enforcer)
+    # In: with keystone, validates the token (401 if not valid), except
+    # on the public routes / and /v1. noauth lets every request through.
+    if conf.api.auth_strategy == 'keystone':
+        app = baremetal_auth.KeystoneAuth(app, conf)
+    # In/out: answers CORS pre-flight requests and adds CORS headers.
+    app = cors.CORS(app, conf)
     # In: keeps a valid global request id, makes a local one. Out: adds
     # x-openstack-request-id to every response, errors included.
     app = request_id.RequestId(app)
@@ -82,6 +114,6 @@ def setup_app(conf, prepare_db=True):
     """The whole WSGI application for ``conf``."""
     if prepare_db:
         prepare_database(conf)
-    pecan_app = pecan.make_app(root.RootController(), force_canonical=False,
-                               guess_content_type_from_ext=False)
-    return PrefixDispatcher(placement_app(conf), pecan_app)
+    enforcer = policy.get_enforcer(conf)
+    return PrefixDispatcher(placement_app(conf, enforcer),
+                            baremetal_app(conf, enforcer))

@@ -1,19 +1,45 @@
-"""The service root (``GET /``): what APIs this service offers."""
+"""The service root (``GET /``): Ironic's version document.
+
+Ironic clients discover the bare-metal API here; the extra ``apis`` key
+points to both APIs this service offers (Ironic clients ignore it). Any
+other first path segment than ``v1`` is served by ``/v1`` (``/nodes`` is
+``/v1/nodes``), as Ironic does, which is what its bookmark links rely on.
+"""
 
 import pecan
+from pecan import rest
+
+from allocsvc.api.controllers.v1 import base
+from allocsvc.api.controllers.v1 import controller as v1
+
+# Under PrefixDispatcher's mount point (allocsvc.api.app).
+PLACEMENT_PATH = '/placement/'
 
 
-class RootController:
+class RootController(rest.RestController):
 
-    @pecan.expose(generic=True, template='json')
-    def index(self):
-        base = pecan.request.host_url + pecan.request.script_name
+    v1 = v1.V1Controller()
+
+    @base.expose()
+    def get(self):
+        version = v1.version_document()
         return {
             'name': 'allocsvc',
-            'description': 'Resource allocation service: a Placement '
-                           'compatible API under /placement.',
-            'apis': [{
-                'id': 'placement',
-                'links': [{'rel': 'self', 'href': base + '/placement/'}],
-            }],
+            'description': 'Resource allocation service: an Ironic '
+                           'compatible bare-metal API under /v1 and a '
+                           'Placement compatible API under /placement.',
+            'versions': [version],
+            'default_version': version,
+            'apis': [
+                {'id': 'baremetal', 'links': version['links']},
+                {'id': 'placement', 'links': [{
+                    'rel': 'self',
+                    'href': base.public_url() + PLACEMENT_PATH}]},
+            ],
         }
+
+    @pecan.expose()
+    def _route(self, args, request=None):
+        if args[0] and args[0] != 'v1':
+            args = ['v1'] + list(args)
+        return super()._route(args, request)

@@ -1,0 +1,53 @@
+"""``/v1``: the version 1 document and the resources under it.
+
+A resource joins the API in two places here: its controller as an
+attribute of ``V1Controller`` (the route table) and a line in
+``LINKED_RESOURCES`` (the links ``GET /v1`` shows, from the version where
+the resource exists).
+"""
+
+from pecan import rest
+
+from allocsvc.api.controllers.v1 import base
+from allocsvc.api.controllers.v1 import versions
+
+# (name, first version) of each resource linked from GET /v1, in the order
+# Ironic lists them. Empty until the nodes and allocations controllers land.
+LINKED_RESOURCES = []
+
+
+def version_document():
+    """The description of v1 that ``/`` and ``/v1`` both carry."""
+    return {
+        'id': 'v1',
+        'links': [base.make_link('self', 'v1', '/', bookmark=True)],
+        'status': 'CURRENT',
+        'min_version': str(versions.MIN_VERSION),
+        'version': str(versions.MAX_VERSION),
+    }
+
+
+class V1Controller(rest.RestController):
+    """The root of the version 1 API."""
+
+    @base.expose()
+    def get(self):
+        want = base.api_version()
+        document = {
+            'id': 'v1',
+            'links': [
+                base.make_link('self', 'v1', '/', bookmark=True),
+                {'href': 'https://docs.openstack.org/ironic/latest/'
+                         'contributor/webapi.html',
+                 'rel': 'describedby', 'type': 'text/html'},
+            ],
+            'media_types': [{
+                'base': 'application/json',
+                'type': 'application/vnd.openstack.ironic.v1+json',
+            }],
+            'version': version_document(),
+        }
+        for name, since in LINKED_RESOURCES:
+            if want >= since:
+                document[name] = base.resource_links(name, '/')
+        return document

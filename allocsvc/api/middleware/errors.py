@@ -1,0 +1,121 @@
+"""Ironic's error document, for every error the ``/v1`` pipeline returns.
+
+Ironic answers every error with one key whose value is itself a JSON
+string: ``{"error_message": "{\\"faultcode\\": \\"Client\\", ...}"}``. What
+is inside depends on who refused the request, and clients
+(python-ironicclient, openstacksdk) read either form:
+
+* a controller: ``{"faultcode": "Client"|"Server", "faultstring": ...,
+  "debuginfo": null}`` (``v1.base.fault_response`` makes these);
+* the routing or the microversion check, before any controller runs:
+  ``{"code": N, "title": ..., "description": ...}``.
+
+Unlike Ironic, whose routing errors carry webob's HTML fragments
+(``"...found.<br /><br />"``) and which answers some bad input with a bare
+500, a description here is plain text and an exception that escapes is
+logged and answered with a ``Server`` fault: always a bug to fix.
+"""
+
+import json
+import urllib.parse
+
+from oslo_log import log as logging
+import webob
+import webob.dec
+import webob.exc
+
+LOG = logging.getLogger(__name__)
+
+# Where Pecan leaves the HTTP exception it turned into the response.
+PECAN_EXCEPTION = 'pecan.original_exception'
+
+
+def fault_body(status, message):
+    """The inner document of an error a controller (or a bug) causes."""
+    return {'faultcode': 'Client' if status < 500 else 'Server',
+            'faultstring': message,
+            'debuginfo': None}
+
+
+def http_error_body(status, title, description):
+    """The inner document of an error raised before any controller."""
+    return {'code': status, 'title': title, 'description': description}
+
+
+def _inner_document(req, resp):
+    """The JSON text to put in ``error_message`` for the error ``resp``."""
+    exc = req.environ.get(PECAN_EXCEPTION)
+    if isinstance(exc, webob.exc.HTTPException):
+        description = exc.detail or exc.explanation
+        if exc.code == 405:
+            # webob's generic text would blame a "malformed" request.
+            description = ('The method %s is not allowed for this resource.'
+                           % req.method)
+        return json.dumps(http_error_body(exc.code, exc.title, description))
+    if resp.content_type == 'application/json':
+        try:
+            if isinstance(json.loads(resp.text), dict):
+                return resp.text
+        except ValueError:
+            pass
+    # A plain webob error (text, or HTML): say the same thing as JSON.
+    text = webob.exc.strip_tags(resp.text).strip() or None
+    title = resp.status.split(' ', 1)[-1]
+    return json.dumps(http_error_body(resp.status_int, title, text))
+
+
+def _readable(path, query):
+    """Whether the path and the query string decode as UTF-8."""
+    try:
+        path.encode('latin-1').decode('utf-8')
+        urllib.parse.unquote_to_bytes(query).decode('utf-8')
+    except UnicodeError:
+        return False
+    return True
+
+
+def _fault_response(status, message):
+    resp = webob.Response(status=status, content_type='application/json',
+                          charset='UTF-8')
+    resp.text = json.dumps(fault_body(status, message))
+    return resp
+
+
+class ParsableErrors:
+    """Wrap every error response in Ironic's ``error_message`` document.
+
+    In: refuses (400) a path or query string that is not UTF-8 and asks
+    the layers below for JSON. Out: a response of status 400 or more gets
+    the JSON ``{"error_message": "<inner JSON>"}`` body (headers such as
+    the version headers and ``Allow`` are kept); an exception raised below
+    is logged and becomes a 500 ``Server`` fault.
+    """
+
+    def __init__(self, application):
+        self.application = application
+
+    @webob.dec.wsgify
+    def __call__(self, req):
+        raw_path = req.environ.get('PATH_INFO', '')
+        if not _readable(raw_path, req.environ.get('QUERY_STRING', '')):
+            # webob (and so Pecan) cannot even parse such a request.
+            resp = _fault_response(400, 'The request path or query string '
+                                        'is not valid UTF-8.')
+        else:
+            # JSON is all this API speaks; Pecan would otherwise refuse an
+            # Accept header it has no template for.
+            req.environ['HTTP_ACCEPT'] = 'application/json'
+            try:
+                resp = req.get_response(self.application)
+            except Exception:
+                LOG.exception('Unexpected error handling %s %r', req.method,
+                              raw_path)
+                resp = _fault_response(500, 'An unexpected error occurred; '
+                                            'it has been logged.')
+        if resp.status_int < 400:
+            return resp
+        inner = _inner_document(req, resp)
+        resp.content_type = 'application/json'
+        resp.charset = 'UTF-8'
+        resp.text = json.dumps({'error_message': inner})
+        return resp

@@ -1,0 +1,74 @@
+"""python-ironicclient against ``allocsvc-all``, over HTTP, unchanged.
+
+What a real Ironic client can do with the frame alone: discover the API
+and negotiate a microversion (``latest``, an explicit one, one too new),
+with auth type none, and read Ironic's error document. No ``openstack
+baremetal`` command works yet: every one of them needs a resource (nodes,
+drivers, allocations, ...) that is not served yet, so they end in 404.
+"""
+
+from ironicclient import client as ironic_client
+from ironicclient import exc as ironic_exc
+import pytest
+
+from allocsvc.api.controllers.v1 import versions
+from tests.functional import test_commands
+
+
+@pytest.fixture(scope='module')
+def endpoint(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp('ironicclient')
+    port = test_commands._free_port()
+    conf_file = tmp_path / 'allocsvc.conf'
+    conf_file.write_text(
+        '[api]\nport = %d\nplacement_port = 0\n'
+        '[database]\nconnection = sqlite:///%s\n'
+        % (port, tmp_path / 'svc.sqlite'))
+    proc = test_commands._run_server(['--config-file', str(conf_file)],
+                                     tmp_path)
+    url = 'http://127.0.0.1:%d' % port
+    try:
+        test_commands._wait_for(url + '/', proc)
+        yield url
+    finally:
+        test_commands._stop(proc)
+
+
+def client(endpoint, version):
+    return ironic_client.get_client(1, endpoint=endpoint, auth_type='none',
+                                    os_ironic_api_version=version)
+
+
+def test_latest_negotiates_our_maximum(endpoint):
+    ironic = client(endpoint, 'latest')
+    assert ironic.negotiate_api_version() == str(versions.MAX_VERSION)
+    assert ironic.current_api_version == str(versions.MAX_VERSION)
+
+
+def test_explicit_version_is_sent_and_accepted(endpoint):
+    # A version the user chose is not negotiated: the server takes it
+    # (the request gets as far as routing, a 404, not a 406).
+    ironic = client(endpoint, '1.60')
+    with pytest.raises(ironic_exc.NotFound):
+        ironic.driver.list()
+
+
+def test_explicit_version_too_new_reports_our_range(endpoint):
+    ironic = client(endpoint, '1.%d' % (versions.MAX_VERSION.minor + 1))
+    with pytest.raises(ironic_exc.UnsupportedVersion) as raised:
+        ironic.driver.list()
+    message = ' '.join(str(raised.value).split())
+    assert 'range is 1.1 to %s' % (versions.MAX_VERSION,) in message
+
+
+def test_version_list_picks_the_highest_supported(endpoint):
+    ironic = client(endpoint, ['1.52', '1.58', '1.999'])
+    assert ironic.negotiate_api_version() == '1.58'
+
+
+def test_unknown_resource_reads_as_ironic_error(endpoint):
+    ironic = client(endpoint, 'latest')
+    with pytest.raises(ironic_exc.NotFound) as raised:
+        ironic.driver.list()
+    # The client found the description inside error_message.
+    assert 'The resource could not be found.' in str(raised.value)
