@@ -107,7 +107,7 @@ def prepare_database(conf):
     """Configure the database layer and load the standard classes/traits."""
     db_api.configure(conf)
     if conf.placement.sync_on_startup:
-        sync.ensure_standard(conf)
+        sync.ensure_standard()
 
 
 def setup_app(conf, prepare_db=True):

@@ -7,6 +7,7 @@ from oslo_config import cfg
 from allocsvc.common import config
 from allocsvc.db import api as db_api
 from allocsvc.db import migration
+from allocsvc.placement import sync
 
 
 def _add_commands(subparsers):
@@ -31,8 +32,7 @@ def main(argv=None):
     db_api.configure(conf)
     if conf.command.name == 'upgrade':
         migration.upgrade(conf.command.revision)
-        from allocsvc.placement import sync
-        sync.ensure_standard(conf)
+        sync.ensure_standard()
     else:
         print(migration.current_revision() or 'None')
     return 0

@@ -81,7 +81,7 @@ def _ensure(context, uuids, now):
 @db_api.reader
 def get_aggregates(context, rp_uuid):
     """(provider, sorted aggregate uuids); NotFound for no provider."""
-    rp = providers.get_for_update(context, rp_uuid)
+    rp = providers.get_in_transaction(context, rp_uuid)
     return rp, sorted(_linked(context, rp.id).values())
 
 
@@ -89,7 +89,7 @@ def get_aggregates(context, rp_uuid):
 @_retry_on_duplicate
 @db_api.writer
 def _set(context, rp_uuid, uuids, generation):
-    rp = providers.get_for_update(context, rp_uuid)
+    rp = providers.get_in_transaction(context, rp_uuid)
     if generation is not None and generation != rp.generation:
         raise exception.ConcurrentUpdate(
             "Resource provider's generation already changed: provider %s "

@@ -246,7 +246,7 @@ def _unknown_class(rp_uuid, exc):
 @db_api.reader
 def get_all(context, rp_uuid):
     """(provider, {class name: Inventory}); NotFound for no provider."""
-    rp = providers.get_for_update(context, rp_uuid)
+    rp = providers.get_in_transaction(context, rp_uuid)
     return rp, _read(context, rp.id)
 
 
@@ -254,7 +254,7 @@ def get_all(context, rp_uuid):
 def get_one(context, rp_uuid, resource_class):
     """(provider, Inventory of ``resource_class``); NotFound if either is
     missing."""
-    rp = providers.get_for_update(context, rp_uuid)
+    rp = providers.get_in_transaction(context, rp_uuid)
     not_found = exception.NotFound(
         'No inventory of class %s for resource provider %s'
         % (resource_class, rp_uuid))
@@ -277,7 +277,7 @@ def create(context, rp_uuid, inv, reserved_may_equal_total):
     Returns the new provider generation. The client sends no generation
     (Placement ignores one if given): the one read here is swapped.
     """
-    rp = providers.get_for_update(context, rp_uuid)
+    rp = providers.get_in_transaction(context, rp_uuid)
     check_capacity(rp_uuid, [inv], reserved_may_equal_total)
     try:
         rc_id = resource_classes.ids_by_name(
@@ -304,7 +304,7 @@ def update(context, rp_uuid, generation, inv, reserved_may_equal_total):
 
     Returns the new provider generation.
     """
-    rp = providers.get_for_update(context, rp_uuid)
+    rp = providers.get_in_transaction(context, rp_uuid)
     _check_generation(rp, generation)
     check_capacity(rp_uuid, [inv], reserved_may_equal_total)
     try:
@@ -371,7 +371,7 @@ def replace_all(context, rp_uuid, generation, inventories,
 
     Returns the new provider generation.
     """
-    rp = providers.get_for_update(context, rp_uuid)
+    rp = providers.get_in_transaction(context, rp_uuid)
     _check_generation(rp, generation)
     check_capacity(rp_uuid, inventories, reserved_may_equal_total)
     try:
@@ -391,7 +391,7 @@ def replace_all(context, rp_uuid, generation, inventories,
 @db_api.writer
 def delete(context, rp_uuid, resource_class):
     """Remove the inventory of one class, unless it is allocated."""
-    rp = providers.get_for_update(context, rp_uuid)
+    rp = providers.get_in_transaction(context, rp_uuid)
     not_found = exception.NotFound(
         'No inventory of class %s found for delete on resource provider %s'
         % (resource_class, rp_uuid))
@@ -417,7 +417,7 @@ def delete_all(context, rp_uuid):
     Bumps the generation even when there was nothing to remove, as
     Placement does: the request still asserted a new state.
     """
-    rp = providers.get_for_update(context, rp_uuid)
+    rp = providers.get_in_transaction(context, rp_uuid)
     existing = _class_ids(context, rp.id)
     _refuse_removal(context, rp, existing)
     if existing:

@@ -59,7 +59,7 @@ def get_by_uuid(context, uuid):
     return _get(context, uuid)
 
 
-def get_for_update(context, uuid):
+def get_in_transaction(context, uuid):
     """Inside a caller's transaction: the provider, or NotFound."""
     return _get(context, uuid)
 

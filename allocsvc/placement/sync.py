@@ -35,7 +35,7 @@ def _sync(context):
     return added
 
 
-def ensure_standard(conf=None):
+def ensure_standard():
     """Insert the standard classes and traits that are missing.
 
     Returns how many rows were added.

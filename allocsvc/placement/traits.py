@@ -97,7 +97,7 @@ def _provider_traits(context, provider_id):
 @db_api.reader
 def get_provider_traits(context, uuid):
     """(Provider, [trait]) for the provider ``uuid``; NotFound if none."""
-    rp = providers.get_for_update(context, uuid)
+    rp = providers.get_in_transaction(context, uuid)
     return rp, _provider_traits(context, rp.id)
 
 

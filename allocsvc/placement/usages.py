@@ -40,7 +40,7 @@ def provider_usages(context, rp_uuid):
     WHERE inv.resource_provider_id = :rp_id
     GROUP BY rc.name
     """
-    rp = providers.get_for_update(context, rp_uuid)
+    rp = providers.get_in_transaction(context, rp_uuid)
     used = sa.func.coalesce(sa.func.sum(_ALLOC.c.used), 0)
     rows = context.session.execute(
         sa.select(_RC.c.name, used.label('used'))
