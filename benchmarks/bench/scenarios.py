@@ -1,0 +1,341 @@
+"""The four scenarios of the Placement workload: setup over HTTP, then
+timed queries (scenarios 1-3) or concurrent claims (scenario 4).
+
+Setup uses the fewest calls Placement allows (POST the provider with its
+uuid and parent, then one PUT each for inventories, traits and aggregates,
+carrying the generation each answer returns) spread over client threads;
+a tree is built level by level because a child needs its parent.
+"""
+
+import statistics
+import threading
+import time
+import uuid
+
+from bench.client import parallel
+from bench.client import quote
+
+WIDE_CHILDREN = 8
+
+
+def _inv(total, ratio=1.0, reserved=0):
+    return {'total': total, 'reserved': reserved, 'min_unit': 1,
+            'max_unit': total, 'step_size': 1, 'allocation_ratio': ratio}
+
+
+class Spec:
+    """One provider to create."""
+    __slots__ = ('uuid', 'name', 'parent', 'inventories', 'traits',
+                 'aggregates')
+
+    def __init__(self, name, parent=None, inventories=None, traits=(),
+                 aggregates=()):
+        self.uuid = str(uuid.uuid4())
+        self.name = name
+        self.parent = parent
+        self.inventories = inventories or {}
+        self.traits = list(traits)
+        self.aggregates = list(aggregates)
+
+
+class Setup:
+    """Creates providers on one endpoint and counts the requests."""
+
+    def __init__(self, client, threads):
+        self.client = client
+        self.threads = threads
+        self.requests = 0
+        self._lock = threading.Lock()
+
+    def _call(self, method, path, body=None):
+        resp = self.client.check(method, path, body)
+        with self._lock:
+            self.requests += 1
+        return resp
+
+    def ensure_traits(self, names):
+        for name in names:
+            self._call('PUT', '/traits/%s' % name)
+
+    def ensure_class(self, name):
+        self._call('PUT', '/resource_classes/%s' % name)
+
+    def _create(self, spec):
+        body = {'name': spec.name, 'uuid': spec.uuid}
+        if spec.parent:
+            body['parent_provider_uuid'] = spec.parent
+        gen = self._call('POST', '/resource_providers', body).body[
+            'generation']
+        base = '/resource_providers/%s' % spec.uuid
+        if spec.inventories:
+            gen = self._call('PUT', base + '/inventories', {
+                'resource_provider_generation': gen,
+                'inventories': spec.inventories}).body[
+                'resource_provider_generation']
+        if spec.traits:
+            gen = self._call('PUT', base + '/traits', {
+                'resource_provider_generation': gen,
+                'traits': spec.traits}).body['resource_provider_generation']
+        if spec.aggregates:
+            self._call('PUT', base + '/aggregates', {
+                'resource_provider_generation': gen,
+                'aggregates': spec.aggregates})
+
+    def create(self, specs):
+        parallel(self._create, specs, self.threads)
+
+
+def _timed_setup(client, threads, build):
+    """Run ``build(setup)``; return (seconds, requests, build's result)."""
+    setup = Setup(client, threads)
+    start = time.perf_counter()
+    result = build(setup)
+    return time.perf_counter() - start, setup.requests, result
+
+
+def percentile(values, pct):
+    """Linear-interpolated percentile of a non-empty list."""
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * pct / 100.0
+    low = int(pos)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+
+
+def measure(client, path, reps, budget, timeout=None):
+    """Send ``GET path`` up to ``reps`` times, one after another, after one
+    warm-up; stop early once ``budget`` seconds are spent. A warm-up slower
+    than a second is counted as a sample: caches do not matter at that
+    cost, and it saves minutes on Placement's wide tree. Latency figures
+    cover the 200 answers only; failures are counted apart. A request
+    that times out is not repeated: the server is still busy with it."""
+    times, statuses, sample_error, candidates = [], {}, None, None
+    done = timeouts = 0
+
+    def record(resp):
+        nonlocal sample_error, candidates, timeouts
+        timeouts += resp.body == 'timeout' and resp.status == 0
+        statuses[resp.status] = statuses.get(resp.status, 0) + 1
+        if resp.status == 200:
+            times.append(resp.elapsed)
+            if candidates is None:
+                candidates = len(resp.body.get('allocation_requests', []))
+        elif sample_error is None:
+            sample_error = '%s %s' % (resp.status, str(resp.body)[:300])
+
+    warm = client.get(path, timeout=timeout)
+    if warm.elapsed > 1.0:
+        record(warm)
+        done = 1
+    start = time.perf_counter()
+    while not timeouts and done < reps and (
+            done == 0 or time.perf_counter() - start < budget):
+        record(client.get(path, timeout=timeout))
+        done += 1
+    return {
+        'path': path, 'reps': done, 'ok': len(times),
+        'failures': done - len(times), 'statuses': statuses,
+        'sample_error': sample_error, 'candidates': candidates,
+        'timeouts': timeouts, 'timeout_s': timeout,
+        'p50_ms': percentile(times, 50) * 1000 if times else None,
+        'p95_ms': percentile(times, 95) * 1000 if times else None,
+        'mean_ms': statistics.mean(times) * 1000 if times else None,
+    }
+
+
+def flat(client, ctx):
+    """Scenario 1: flat compute nodes in one aggregate; three in four have
+    AVX2, so the query must filter on traits as well as capacity."""
+    count = ctx.count(1000)
+    agg = str(uuid.uuid4())
+
+    def build(setup):
+        setup.create([Spec(
+            '%s-flat-%05d' % (ctx.run, i),
+            inventories={'VCPU': _inv(32, 4.0), 'MEMORY_MB': _inv(131072),
+                         'DISK_GB': _inv(2048)},
+            traits=['HW_CPU_X86_SSE42', 'HW_CPU_X86_AVX'] +
+            (['HW_CPU_X86_AVX2'] if i % 4 != 3 else []),
+            aggregates=[agg]) for i in range(count)])
+
+    seconds, requests, _ = _timed_setup(client, ctx.threads, build)
+    path = ('/allocation_candidates?resources=VCPU:1,DISK_GB:10,'
+            'MEMORY_MB:256&member_of=%s&required=HW_CPU_X86_AVX2' % agg)
+    return {'providers': count, 'setup_s': seconds,
+            'setup_requests': requests,
+            'queries': {'flat': measure(client, path, ctx.reps,
+                                        ctx.budget)}}
+
+
+def trees(client, ctx):
+    """Scenario 2: compute root (DISK_GB) -> two NUMA nodes (VCPU,
+    MEMORY_MB) -> one FPGA and one VGPU leaf each: 7 providers a tree."""
+    count = ctx.count(1000)
+
+    def build(setup):
+        setup.ensure_traits(['CUSTOM_FOO'])
+        roots, numas, leaves = [], [], []
+        for i in range(count):
+            root = Spec('%s-tree-%05d' % (ctx.run, i),
+                        inventories={'DISK_GB': _inv(2048)},
+                        traits=['COMPUTE_VOLUME_MULTI_ATTACH'])
+            roots.append(root)
+            for n in range(2):
+                numa = Spec('%s-numa%d' % (root.name, n), parent=root.uuid,
+                            inventories={'VCPU': _inv(16, 4.0),
+                                         'MEMORY_MB': _inv(65536)},
+                            traits=['HW_NUMA_ROOT', 'CUSTOM_FOO'])
+                numas.append(numa)
+                leaves.append(Spec('%s-fpga' % numa.name, parent=numa.uuid,
+                                   inventories={'FPGA': _inv(2)}))
+                leaves.append(Spec('%s-vgpu' % numa.name, parent=numa.uuid,
+                                   inventories={'VGPU': _inv(4)}))
+        for level in (roots, numas, leaves):
+            setup.create(level)
+
+    seconds, requests, _ = _timed_setup(client, ctx.threads, build)
+    path = ('/allocation_candidates?resources=DISK_GB:10'
+            '&required=COMPUTE_VOLUME_MULTI_ATTACH'
+            '&resources_COMPUTE=VCPU:1,MEMORY_MB:256'
+            '&required_COMPUTE=CUSTOM_FOO&resources_FPGA=FPGA:1'
+            '&group_policy=none&same_subtree=_COMPUTE,_FPGA')
+    return {'providers': count * 7, 'setup_s': seconds,
+            'setup_requests': requests,
+            'queries': {'trees': measure(client, path, ctx.reps,
+                                         ctx.budget)}}
+
+
+def wide(client, ctx):
+    """Scenario 3: one root with 8 one-unit children of a custom class and
+    8 one-unit isolated groups: 8! = 40,320 valid candidates out of 8**8
+    combinations. Not scaled: its cost is the point."""
+    rc = 'CUSTOM_BENCH_WIDE_%s' % ctx.run.upper().replace('-', '_')
+
+    def build(setup):
+        setup.ensure_class(rc)
+        root = Spec('%s-wide' % ctx.run)
+        setup.create([root])
+        setup.create([Spec('%s-wide-%d' % (ctx.run, i), parent=root.uuid,
+                           inventories={rc: _inv(1)})
+                      for i in range(WIDE_CHILDREN)])
+
+    seconds, requests, _ = _timed_setup(client, ctx.threads, build)
+    groups = '&'.join('resources%d=%s:1' % (i, rc)
+                      for i in range(1, WIDE_CHILDREN + 1))
+    path = '/allocation_candidates?%s&group_policy=isolate' % groups
+    return {'providers': WIDE_CHILDREN + 1, 'setup_s': seconds,
+            'setup_requests': requests,
+            'queries': {
+                'wide_limit10': measure(client, path + '&limit=10',
+                                        ctx.reps, ctx.budget,
+                                        ctx.wide_timeout),
+                'wide_nolimit': measure(client, path, ctx.wide_reps,
+                                        ctx.budget, ctx.wide_timeout)}}
+
+
+def writes(client, ctx):
+    """Scenario 4: ``ctx.clients`` threads each loop: ask for one
+    candidate, PUT it as the allocation of a new consumer, on 409 ask again
+    for the same consumer; stop when no candidate is left."""
+    count = ctx.count(100, minimum=2)
+    vcpus = 8
+    agg = str(uuid.uuid4())
+    specs = []
+
+    def build(setup):
+        specs.extend(Spec('%s-claim-%04d' % (ctx.run, i),
+                          inventories={'VCPU': _inv(vcpus),
+                                       'MEMORY_MB': _inv(16384)},
+                          aggregates=[agg]) for i in range(count))
+        setup.create(specs)
+
+    seconds, requests, _ = _timed_setup(client, ctx.threads, build)
+    path = ('/allocation_candidates?resources=VCPU:1,MEMORY_MB:512'
+            '&member_of=%s&limit=1' % quote(agg))
+    project, user = str(uuid.uuid4()), str(uuid.uuid4())
+    lock = threading.Lock()
+    totals = {'claims': 0, 'retries_409': 0, 'errors': 0}
+    latencies, samples = [], []
+
+    def record(key, sample=None):
+        with lock:
+            totals[key] += 1
+            if sample and len(samples) < 3:
+                samples.append(sample)
+        return totals['errors'] > 50
+
+    def worker(_):
+        consumer, started = str(uuid.uuid4()), time.perf_counter()
+        while True:
+            resp = client.get(path)
+            if resp.status != 200:
+                if record('errors', 'GET %s %s' % (resp.status,
+                                                   str(resp.body)[:200])):
+                    return
+                continue
+            found = resp.body['allocation_requests']
+            if not found:
+                return
+            put = client.put('/allocations/%s' % consumer, {
+                'allocations': found[0]['allocations'],
+                'project_id': project, 'user_id': user,
+                'consumer_generation': None, 'consumer_type': 'INSTANCE'})
+            if put.status == 204:
+                with lock:
+                    latencies.append(time.perf_counter() - started)
+                record('claims')
+                consumer, started = str(uuid.uuid4()), time.perf_counter()
+            elif put.status == 409:
+                record('retries_409')
+            elif record('errors', 'PUT %s %s' % (put.status,
+                                                 str(put.body)[:200])):
+                return
+
+    start = time.perf_counter()
+    parallel(worker, range(ctx.clients), ctx.clients)
+    elapsed = time.perf_counter() - start
+    over = _over_capacity(client, specs)
+    return {'providers': count, 'setup_s': seconds,
+            'setup_requests': requests, 'clients': ctx.clients,
+            'capacity': count * vcpus, 'elapsed_s': elapsed,
+            'claims_per_s': totals['claims'] / elapsed if elapsed else None,
+            'claim_p50_ms': (percentile(latencies, 50) * 1000
+                             if latencies else None),
+            'overcommitted_providers': over, 'error_samples': samples,
+            **totals}
+
+
+def _over_capacity(client, specs):
+    """Providers whose usage exceeds (total - reserved) * ratio."""
+    def check(spec):
+        base = '/resource_providers/%s' % spec.uuid
+        invs = client.check('GET', base + '/inventories').body['inventories']
+        usages = client.check('GET', base + '/usages').body['usages']
+        return any(used > (invs[rc]['total'] - invs[rc]['reserved']) *
+                   invs[rc]['allocation_ratio']
+                   for rc, used in usages.items())
+    return sum(parallel(check, specs, 8))
+
+
+class Context:
+    """The knobs every scenario reads."""
+
+    def __init__(self, scale, reps, wide_reps, threads, clients,
+                 budget, wide_timeout):
+        self.budget = budget
+        self.wide_timeout = wide_timeout
+        self.run = 'b%s' % uuid.uuid4().hex[:6]
+        self.scale = scale
+        self.reps = reps
+        self.wide_reps = wide_reps
+        self.threads = threads
+        self.clients = clients
+
+    def count(self, full, minimum=1):
+        return max(minimum, int(round(full * self.scale)))
+
+
+# Run order: the wide tree last, because a Placement worker keeps computing
+# a timed-out wide query after the client gave up, which would slow down
+# the scenarios after it.
+SCENARIOS = {'flat': flat, 'trees': trees, 'writes': writes, 'wide': wide}
