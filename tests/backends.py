@@ -86,6 +86,7 @@ class Database:
             self.path = None
             self.url = _create_database(backend)
         self.manager = enginefacade.transaction_context()
+        self.manager.append_on_engine_create(db_api.tune_engine)
         self.manager.configure(connection=self.url, sqlite_fk=True,
                                max_pool_size=10, max_overflow=20)
         self._reset = None

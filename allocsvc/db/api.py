@@ -9,9 +9,44 @@ reads ``context.session``. The manager is configured once per process by
 from oslo_db import api as oslo_db_api
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
+import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 
+# How long a SQLite transaction waits for another one's lock, in ms.
+_SQLITE_BUSY_TIMEOUT_MS = 15000
+
+
+def tune_engine(engine):
+    """Make SQLite safe for concurrent writers (a no-op elsewhere).
+
+    SQLite starts transactions deferred: one that has read and then wants
+    to write while another writer holds the lock is refused at once with
+    "database is locked" (waiting could deadlock). Starting every
+    transaction with BEGIN IMMEDIATE takes the write lock first, so
+    transactions queue on the busy timeout instead of failing: the
+    embedded database serialises its transactions, each a few ms long.
+    """
+    if engine.dialect.name != 'sqlite':
+        return
+
+    def _connect(dbapi_connection, connection_record):
+        dbapi_connection.execute(
+            'PRAGMA busy_timeout = %d' % _SQLITE_BUSY_TIMEOUT_MS)
+
+    def _begin(connection):
+        # oslo.db already turned the driver's own BEGIN off and emits a
+        # plain (deferred) BEGIN unless 'in_transaction' is set: this
+        # listener runs first and takes its place.
+        if 'in_transaction' not in connection.info:
+            connection.exec_driver_sql('BEGIN IMMEDIATE')
+            connection.info['in_transaction'] = True
+
+    sa.event.listen(engine, 'connect', _connect)
+    sa.event.listen(engine, 'begin', _begin, insert=True)
+
+
 context_manager = enginefacade.transaction_context()
+context_manager.append_on_engine_create(tune_engine)
 
 reader = context_manager.reader
 writer = context_manager.writer

@@ -1,5 +1,6 @@
 """Many clients claiming against few providers, through the API served by
-4 gunicorn worker processes, on MariaDB and on PostgreSQL.
+4 gunicorn worker processes, on MariaDB and on PostgreSQL (and on SQLite,
+whose writers then queue on the file lock).
 
 Invariants checked afterwards: no provider is over capacity; every
 rejected claim was a 409 with a documented code; the usages reported
@@ -25,7 +26,7 @@ CONFLICT = 'placement.concurrent_update'
 DEADLINE = 90
 
 
-@pytest.fixture(params=['mysql', 'postgresql'])
+@pytest.fixture(params=['sqlite', 'mysql', 'postgresql'])
 def api(request, tmp_path):
     db = conftest.get_database(request.param)
     db.clean()
