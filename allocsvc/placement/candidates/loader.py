@@ -181,7 +181,9 @@ def load(context, min_amounts, agg_uuids, any_sharing=False):
     session = context.session
     ratio = inventories.stored_ratio(context)
     capacity = _capacity_query(min_amounts).subquery('capacity')
+    root_ids = set()
     for row in session.execute(sa.select(capacity)):
+        root_ids.add(row.root_provider_id)
         snap.inventory[(row.resource_provider_id, row.resource_class_id)] = (
             Inventory((row.total - row.reserved) * ratio(
                 row.allocation_ratio), int(row.used or 0), row.min_unit,
@@ -192,31 +194,44 @@ def load(context, min_amounts, agg_uuids, any_sharing=False):
             row.anchor_id)
     if not snap.inventory:
         return snap
-    # The roots of every tree that matters, as a subquery, so that no
-    # list of ids (bounded by the database's parameter limits) is sent.
-    roots = sa.union(sa.select(capacity.c.root_provider_id),
-                     sa.select(anchors.c.anchor_id)).subquery('roots')
-    in_trees = _RP.c.root_provider_id.in_(sa.select(roots.c[0]))
-    for row in session.execute(
-            sa.select(_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id,
-                      _RP.c.root_provider_id).where(in_trees)):
-        snap.providers[row.id] = Provider(row)
-    for row in session.execute(
-            sa.select(_RPT.c.resource_provider_id, _TRAIT.c.name)
-            .select_from(_RPT.join(_TRAIT, _TRAIT.c.id == _RPT.c.trait_id)
-                         .join(_RP, _RP.c.id == _RPT.c.resource_provider_id))
-            .where(in_trees)):
-        snap.traits.setdefault(row.resource_provider_id, set()).add(row.name)
-    if agg_uuids:
+    # The trees that matter, as ids read back once: asking the database
+    # to re-evaluate the capacity subquery inside each of the queries
+    # below cost more than the queries themselves.
+    for anchor_ids in snap.sharing_anchors.values():
+        root_ids |= anchor_ids
+    for chunk in _chunks(sorted(root_ids)):
+        in_trees = _RP.c.root_provider_id.in_(chunk)
         for row in session.execute(
-                sa.select(_RPA.c.resource_provider_id, _AGG.c.uuid)
+                sa.select(_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id,
+                          _RP.c.root_provider_id).where(in_trees)):
+            snap.providers[row.id] = Provider(row)
+        for row in session.execute(
+                sa.select(_RPT.c.resource_provider_id, _TRAIT.c.name)
                 .select_from(
-                    _RPA.join(_AGG, _AGG.c.id == _RPA.c.aggregate_id)
-                    .join(_RP, _RP.c.id == _RPA.c.resource_provider_id))
-                .where(in_trees, _AGG.c.uuid.in_(sorted(agg_uuids)))):
-            snap.aggregates.setdefault(row.resource_provider_id, set()).add(
-                row.uuid)
+                    _RPT.join(_TRAIT, _TRAIT.c.id == _RPT.c.trait_id)
+                    .join(_RP, _RP.c.id == _RPT.c.resource_provider_id))
+                .where(in_trees)):
+            snap.traits.setdefault(row.resource_provider_id, set()).add(
+                row.name)
+        if agg_uuids:
+            for row in session.execute(
+                    sa.select(_RPA.c.resource_provider_id, _AGG.c.uuid)
+                    .select_from(
+                        _RPA.join(_AGG, _AGG.c.id == _RPA.c.aggregate_id)
+                        .join(_RP, _RP.c.id == _RPA.c.resource_provider_id))
+                    .where(in_trees, _AGG.c.uuid.in_(sorted(agg_uuids)))):
+                snap.aggregates.setdefault(
+                    row.resource_provider_id, set()).add(row.uuid)
     return snap
+
+
+# Ids per IN list: well within every backend's bound-parameter limit.
+_CHUNK = 5000
+
+
+def _chunks(ids):
+    for start in range(0, len(ids), _CHUNK):
+        yield ids[start:start + _CHUNK]
 
 
 def roots_of(context, uuids):
