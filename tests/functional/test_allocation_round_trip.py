@@ -2,23 +2,12 @@
 GET /allocations/{consumer} sent back unchanged as the PUT body succeeds
 and changes nothing, at every microversion where the format differs."""
 
-import json
 
 import pytest
-import webob
 
 from allocsvc.api import app as api_app
 from tests import conftest
-
-
-def _call(app, method, path, version, body=None):
-    req = webob.Request.blank(path, method=method, headers={
-        'X-Auth-Token': 'admin',
-        'OpenStack-API-Version': 'placement %s' % version})
-    if body is not None:
-        req.body = json.dumps(body).encode()
-        req.content_type = 'application/json'
-    return req.get_response(app)
+from tests.client import placement_request as _call
 
 
 @pytest.mark.parametrize('version', ['1.12', '1.27', '1.28', '1.34', '1.38',

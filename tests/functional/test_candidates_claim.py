@@ -4,26 +4,15 @@ otherwise idle system, it succeeds (then is undone), at the microversions
 where the format differs. The topology mixes a nested tree, a sharing
 provider, granular groups and amounts that only just fit."""
 
-import json
 import uuid
 
 import pytest
-import webob
 
 from allocsvc.api import app as api_app
 from tests import conftest
+from tests.client import placement_request as _call
 
 AGG = 'f2a6c1b0-8d1e-4c2e-9a57-3f0d2b6e9a11'
-
-
-def _call(app, method, path, version, body=None):
-    req = webob.Request.blank(path, method=method, headers={
-        'X-Auth-Token': 'admin',
-        'OpenStack-API-Version': 'placement %s' % version})
-    if body is not None:
-        req.body = json.dumps(body).encode()
-        req.content_type = 'application/json'
-    return req.get_response(app)
 
 
 def _provider(app, name, parent=None, inventory=None, traits=(), aggs=()):

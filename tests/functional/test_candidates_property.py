@@ -19,7 +19,6 @@ built over HTTP on a clean SQLite database, then:
 Runs on SQLite only, derandomized, so CI replays the same examples.
 """
 
-import json
 import urllib.parse
 import uuid as uuidlib
 
@@ -27,11 +26,11 @@ from hypothesis import HealthCheck
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
-import webob
 
 from allocsvc.api import app as api_app
 from tests import conftest
 from tests.functional import candidates_model as model
+from tests import client
 
 RCS = ('VCPU', 'MEMORY_MB', 'CUSTOM_MAGIC')
 TRAITS = ('CUSTOM_T1', 'CUSTOM_T2', 'HW_CPU_X86_AVX2')
@@ -228,13 +227,7 @@ def query(req, limit=None):
 # -- HTTP -------------------------------------------------------------------
 
 def call(app, method, path, version='1.39', body=None):
-    req = webob.Request.blank(path, method=method, headers={
-        'X-Auth-Token': 'admin',
-        'OpenStack-API-Version': 'placement %s' % version})
-    if body is not None:
-        req.body = json.dumps(body).encode()
-        req.content_type = 'application/json'
-    return req.get_response(app)
+    return client.placement_request(app, method, path, version, body)
 
 
 def ok(resp, *statuses):

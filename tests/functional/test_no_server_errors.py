@@ -9,15 +9,14 @@ gabbi files check the exact answers.
 """
 
 import itertools
-import json
 import re
 
 import pytest
-import webob
 
 from allocsvc.api import app as api_app
 from allocsvc.api.controllers.placement import handler
 from tests import conftest
+from tests.client import placement_request as _request
 
 VERSIONS = ['1.0', '1.6', '1.18', '1.39']
 
@@ -86,17 +85,6 @@ def _paths(template, rp):
         for name, value in zip(names, values):
             path = path.replace('{%s}' % name, value.format(rp=rp), 1)
         yield path
-
-
-def _request(app, method, path, version, body=None):
-    req = webob.Request.blank(path, method=method, headers={
-        'X-Auth-Token': 'admin',
-        'OpenStack-API-Version': 'placement %s' % version})
-    if body is not None:
-        req.body = (body if isinstance(body, bytes)
-                    else json.dumps(body).encode())
-        req.content_type = 'application/json'
-    return req.get_response(app)
 
 
 def _seed(app):

@@ -3,24 +3,18 @@ between reading them and locking them: bounded by
 [placement] allocation_conflict_retry_count, each attempt in a fresh
 transaction, then a 409 that names the provider."""
 
-import json
 
 import sqlalchemy as sa
-import webob
 
 from allocsvc.api import app as api_app
 from allocsvc.db import models
 from allocsvc.placement import allocations
+from tests import client
 from tests import conftest
 
 
 def _call(app, method, path, body=None):
-    req = webob.Request.blank(path, method=method, headers={
-        'X-Auth-Token': 'admin', 'OpenStack-API-Version': 'placement 1.38'})
-    if body is not None:
-        req.body = json.dumps(body).encode()
-        req.content_type = 'application/json'
-    return req.get_response(app)
+    return client.placement_request(app, method, path, '1.38', body)
 
 
 def _setup(database, retries):

@@ -1,22 +1,20 @@
-"""Races of real threads against real MariaDB and PostgreSQL databases.
+"""Races of real threads against real databases (SQLite, MariaDB and
+PostgreSQL).
 
 Each round starts two writers at a barrier, both sure of the same state;
 whatever the interleaving, exactly one must win and the other must get a
 409 with the documented code, and nothing may be half-written.
 """
 
-import json
 import threading
 
 import pytest
-import webob
 
 from allocsvc.api import app as api_app
+from tests import client
 from tests import conftest
 
 ROUNDS = 8
-HEADERS = {'X-Auth-Token': 'admin',
-           'OpenStack-API-Version': 'placement latest'}
 
 
 @pytest.fixture(params=['sqlite', 'mysql', 'postgresql'])
@@ -27,11 +25,7 @@ def placement(request):
 
 
 def call(app, path, method='GET', body=None):
-    req = webob.Request.blank(path, method=method, headers=HEADERS)
-    if body is not None:
-        req.body = json.dumps(body).encode()
-        req.content_type = 'application/json'
-    return req.get_response(app)
+    return client.placement_request(app, method, path, body=body)
 
 
 def race(*requests):
