@@ -54,8 +54,12 @@ def placement_app(conf, enforcer=None):
     return app
 
 
-def baremetal_app(conf, enforcer=None):
-    """The bare-metal API pipeline (``/`` and ``/v1``), inside out."""
+def baremetal_app(conf, enforcer=None, rpcapi=None):
+    """The bare-metal API pipeline (``/`` and ``/v1``), inside out.
+
+    ``rpcapi`` is the client through which the API hands work to the
+    conductors (``allocsvc.conductor.rpcapi.ConductorAPI``).
+    """
     enforcer = enforcer or policy.get_enforcer(conf)
     # Routes the request through the controllers: the root document, /v1
     # and the resources under it (allocsvc.api.controllers).
@@ -69,7 +73,7 @@ def baremetal_app(conf, enforcer=None):
     app = baremetal_errors.ParsableErrors(app)
     # In: builds the RequestContext from the identity headers and marks
     # the public routes.
-    app = baremetal_auth.ContextMiddleware(app, conf, enforcer)
+    app = baremetal_auth.ContextMiddleware(app, conf, enforcer, rpcapi)
     # In: with keystone, validates the token (401 if not valid), except
     # on the public routes / and /v1. noauth lets every request through.
     if conf.api.auth_strategy == 'keystone':
@@ -110,10 +114,11 @@ def prepare_database(conf):
         sync.ensure_standard()
 
 
-def setup_app(conf, prepare_db=True):
-    """The whole WSGI application for ``conf``."""
+def setup_app(conf, prepare_db=True, rpcapi=None):
+    """The whole WSGI application for ``conf``; ``rpcapi`` as for
+    ``baremetal_app``."""
     if prepare_db:
         prepare_database(conf)
     enforcer = policy.get_enforcer(conf)
     return PrefixDispatcher(placement_app(conf, enforcer),
-                            baremetal_app(conf, enforcer))
+                            baremetal_app(conf, enforcer, rpcapi))

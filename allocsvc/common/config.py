@@ -35,6 +35,11 @@ api_opts = [
                        'administrator (Placement\'s noauth2 rules).'),
             ('keystone', 'Validate tokens with keystonemiddleware.')],
         help='How API requests are authenticated.'),
+    cfg.IntOpt(
+        'max_limit', default=1000, min=1,
+        help='The most items a list of the bare-metal API (/v1) returns '
+             'in one answer; a larger "limit" is reduced to it, and a '
+             'list without "limit" is paged at it.'),
 ]
 
 placement_opts = [

@@ -24,6 +24,8 @@ ENV_PUBLIC = 'is_public_api'
 ENV_CONTEXT = 'allocsvc.context'
 ENV_CONF = 'allocsvc.conf'
 ENV_ENFORCER = 'allocsvc.policy_enforcer'
+# The conductor RPC client (allocsvc.conductor.rpcapi.ConductorAPI).
+ENV_RPCAPI = 'allocsvc.rpcapi'
 
 
 def is_public(path):
@@ -46,13 +48,14 @@ class KeystoneAuth(auth_token.AuthProtocol):
 
 class ContextMiddleware:
     """In: puts a RequestContext built from the identity headers (none with
-    noauth), whether the route is public, the configuration and the policy
-    enforcer into the environ. Out: nothing."""
+    noauth), whether the route is public, the configuration, the policy
+    enforcer and the conductor RPC client into the environ. Out: nothing."""
 
-    def __init__(self, application, conf, enforcer):
+    def __init__(self, application, conf, enforcer, rpcapi=None):
         self.application = application
         self.conf = conf
         self.enforcer = enforcer
+        self.rpcapi = rpcapi
 
     def __call__(self, environ, start_response):
         environ[ENV_PUBLIC] = is_public(environ.get('PATH_INFO', ''))
@@ -63,4 +66,5 @@ class ContextMiddleware:
         environ[ENV_CONTEXT] = ctx
         environ[ENV_CONF] = self.conf
         environ[ENV_ENFORCER] = self.enforcer
+        environ[ENV_RPCAPI] = self.rpcapi
         return self.application(environ, start_response)

@@ -101,3 +101,21 @@ class TooManyTraits(InvalidParameterValue):
         super().__init__(
             'Could not modify traits for node %s: would exceed the maximum '
             'of %d traits per node.' % (node, maximum))
+
+
+class ServiceUnavailable(exception.AllocsvcException):
+    status = 503
+
+
+class NoConductorAvailable(ServiceUnavailable):
+    """No conductor is alive to take the work."""
+
+    def __init__(self, reason='no conductor is alive'):
+        super().__init__('No conductor can process the request: %s.'
+                         % reason)
+
+
+class NoFreeConductorWorker(ServiceUnavailable):
+    def __init__(self):
+        super().__init__('Requested action cannot be performed due to lack '
+                         'of free conductor workers.')
