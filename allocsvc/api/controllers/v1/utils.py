@@ -1,0 +1,270 @@
+"""Request helpers every ``/v1`` controller shares.
+
+What the request carries (context, configuration, conductor client),
+policy, microversion gates, identifiers, ``fields``, list paging and its
+``next`` link, JSON bodies and JSON patches, and the rendering of
+timestamps, all with Ironic's error messages. No SQL and no business
+rules here.
+"""
+
+import json
+import re
+import urllib.parse
+
+import jsonpatch
+from oslo_utils import uuidutils
+import pecan
+import webob.exc
+
+from allocsvc.api.controllers.v1 import base
+from allocsvc.api.middleware import auth
+from allocsvc.common import exception
+from allocsvc.common import policy
+
+# Logical names from API 1.10: RFC 3986 unreserved characters.
+_NAME_RE = re.compile(r'^[A-Za-z0-9\-._~]+$')
+# Before 1.10 a logical name had to be a valid host name.
+_HOSTNAME_LABEL_RE = re.compile(r'^(?!-)[a-z0-9-]{1,63}(?<!-)$')
+NAME_MAX_LENGTH = 255
+
+PATCH_OPS = ('add', 'replace', 'remove')
+
+
+class BadRequest(exception.BadRequest):
+    """A 400 raised by the API layer itself."""
+
+
+class NotAcceptable(exception.AllocsvcException):
+    status = 406
+
+
+def context():
+    return pecan.request.environ[auth.ENV_CONTEXT]
+
+
+def conf():
+    return pecan.request.environ[auth.ENV_CONF]
+
+
+def rpcapi():
+    """The conductor RPC client (``allocsvc.conductor.rpcapi``)."""
+    return pecan.request.environ[auth.ENV_RPCAPI]
+
+
+def authorize(action, target=None):
+    """403 unless the caller may perform ``action``. Not checked with
+    noauth, where Ironic lets every request through."""
+    if conf().api.auth_strategy != 'keystone':
+        return
+    enforcer = pecan.request.environ[auth.ENV_ENFORCER]
+    policy.authorize(enforcer, context(), action, target)
+
+
+def project_scoped(action_all):
+    """The project a caller is limited to, or None when ``action_all``
+    (e.g. ``baremetal:allocation:list_all``) lets it see every project."""
+    if conf().api.auth_strategy != 'keystone':
+        return None
+    enforcer = pecan.request.environ[auth.ENV_ENFORCER]
+    ctx = context()
+    if enforcer.authorize(action_all, {'project_id': ctx.project_id},
+                          ctx.to_policy_values(), do_raise=False):
+        return None
+    return ctx.project_id
+
+
+def version():
+    return base.api_version()
+
+
+def allowed(minimum):
+    """Whether the request's version is ``minimum`` (a (major, minor)
+    tuple) or newer."""
+    return version() >= minimum
+
+
+def require_version(minimum, error=webob.exc.HTTPNotFound):
+    """Reject a request below ``minimum`` as Ironic does for a resource
+    that does not exist yet at that version: 404 for reads, 405 (pass
+    ``webob.exc.HTTPMethodNotAllowed``) for writes."""
+    if not allowed(minimum):
+        raise error()
+
+
+def is_valid_logical_name(name):
+    """Ironic's logical name rules at the request's version."""
+    if not isinstance(name, str) or not name or \
+            len(name) > NAME_MAX_LENGTH:
+        return False
+    if allowed((1, 10)):
+        return bool(_NAME_RE.match(name))
+    labels = name.split('.')
+    return all(_HOSTNAME_LABEL_RE.match(label.lower()) for label in labels)
+
+
+def check_ident(ident):
+    """``ident`` must be a UUID or a logical name: 400 otherwise, with
+    Ironic's message."""
+    if uuidutils.is_uuid_like(ident) or is_valid_logical_name(ident):
+        return ident
+    raise BadRequest('Expected a logical name or UUID but received %s.'
+                     % ident)
+
+
+def strip_json_suffix(ident):
+    """Up to 1.90 an ident may end with ``.json``, which means the ident
+    without it (Ironic's format suffix); from 1.91 it is part of it."""
+    if ident.endswith('.json') and not allowed((1, 91)):
+        return ident[:-len('.json')]
+    return ident
+
+
+def parse_fields(fields, allowed_fields):
+    """The list of field names in ``fields`` (a comma-separated string, or
+    None for all); 400 naming any that ``allowed_fields`` lacks."""
+    if fields is None:
+        return None
+    names = [name.strip() for name in fields.split(',') if name.strip()]
+    bad = [name for name in names if name not in allowed_fields]
+    if bad:
+        raise BadRequest('Field(s) "%s" are not valid' % ', '.join(bad))
+    return names
+
+
+def select_fields(document, names):
+    """``document`` reduced to ``names`` (plus ``links``, which Ironic
+    always keeps); the whole document for None."""
+    if names is None:
+        return document
+    keep = set(names) | {'links'}
+    return {key: value for key, value in document.items() if key in keep}
+
+
+def check_arguments(params, known):
+    """400 for any query parameter not in ``known``."""
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        raise BadRequest('Unexpected arguments: %s' % ', '.join(unknown))
+
+
+def parse_bool(name, value):
+    if value is None:
+        return None
+    lowered = value.strip().lower()
+    if lowered in ('1', 't', 'true', 'on', 'y', 'yes'):
+        return True
+    if lowered in ('0', 'f', 'false', 'off', 'n', 'no'):
+        return False
+    raise BadRequest('Invalid value for %s: "%s" is not a boolean'
+                     % (name, value))
+
+
+def parse_limit(limit):
+    """The page size: ``limit`` capped at ``[api] max_limit``, which is
+    also the default. 400 for a negative or non-integer value."""
+    max_limit = conf().api.max_limit
+    if limit is None or limit == '':
+        return max_limit
+    try:
+        value = int(limit)
+    except (TypeError, ValueError):
+        raise BadRequest('Invalid value for limit: "%s" is not an integer'
+                         % limit)
+    if value < 0:
+        raise BadRequest('Limit must be positive')
+    return min(value, max_limit) if value else max_limit
+
+
+def check_sort(sort_key, sort_dir, sortable, unsortable=()):
+    """400 unless ``sort_key`` is one of ``sortable`` and ``sort_dir`` is
+    asc or desc; ``unsortable`` names fields that exist but cannot be
+    sorted on (Ironic says so in its message)."""
+    if sort_key in unsortable:
+        raise BadRequest('The sort_key value "%s" is an invalid field for '
+                         'sorting' % sort_key)
+    if sort_key not in sortable:
+        raise BadRequest('The sort_key value "%s" is an invalid field for '
+                         'sorting' % sort_key)
+    if sort_dir not in ('asc', 'desc'):
+        raise BadRequest("Invalid sort direction: %s. Acceptable values are "
+                         "'asc' or 'desc'" % sort_dir)
+
+
+def collection(name, items, limit, resource=None, marker_key='uuid',
+               **query):
+    """Ironic's list document ``{name: items}``, with a ``next`` link when
+    the page is full. Unlike Ironic, the link keeps the filters of the
+    request (``query``: every parameter except limit and marker), so that
+    following it continues the same list."""
+    document = {name: items}
+    if items and limit and len(items) >= limit:
+        params = {key: value for key, value in query.items()
+                  if value is not None}
+        params['limit'] = limit
+        params['marker'] = items[-1][marker_key]
+        document['next'] = '%s/v1/%s?%s' % (
+            base.public_url(), resource or name,
+            urllib.parse.urlencode(params))
+    return document
+
+
+def json_body():
+    """The request body parsed as JSON; 400 when it is not JSON (Ironic
+    answers a malformed body with a 500)."""
+    body = pecan.request.body
+    if not body:
+        raise BadRequest('The request body is empty; a JSON document is '
+                         'expected.')
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BadRequest('The request body is not valid JSON: %s' % exc)
+
+
+def check_patch(patch):
+    """400 unless ``patch`` is a JSON patch using only add, replace and
+    remove with a path and, for add/replace, a value."""
+    if not isinstance(patch, list):
+        raise BadRequest('Invalid input for field/attribute patch. The '
+                         'value must be a list of JSON patch operations.')
+    for op in patch:
+        if not isinstance(op, dict) or set(op) - {'op', 'path', 'value'}:
+            raise BadRequest('Invalid input for field/attribute patch. '
+                             'Each operation is an object with op, path '
+                             'and value.')
+        if op.get('op') not in PATCH_OPS:
+            raise BadRequest("Invalid input for field/attribute op. Value: "
+                             "'%s'. Value should be one of: %s"
+                             % (op.get('op'), ', '.join(PATCH_OPS)))
+        path = op.get('path')
+        if not isinstance(path, str) or not re.match(r'^/[\w\-~.]', path):
+            raise BadRequest("Invalid input for field/attribute path. "
+                             "Value: '%s'. Invalid patch path" % (path,))
+        if op['op'] != 'remove' and 'value' not in op:
+            raise BadRequest("'add' and 'replace' operations need a value")
+
+
+def patch_root(op):
+    """The top-level field a patch operation touches (``/extra/a`` ->
+    ``extra``)."""
+    return op['path'].split('/')[1]
+
+
+def apply_patch(document, patch):
+    """``document`` with the JSON patch applied; 400 when it cannot be
+    (a missing member to remove, a bad pointer)."""
+    try:
+        return jsonpatch.apply_patch(document, patch)
+    except (jsonpatch.JsonPatchException,
+            jsonpatch.JsonPointerException) as exc:
+        # e.g. "can't remove a non-existent object 'a'", as Ironic says.
+        raise BadRequest(str(exc))
+
+
+def isotime(value):
+    """Timestamps as Ironic renders them: ISO 8601 with ``+00:00``."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        return value.isoformat() + '+00:00'
+    return value.isoformat()
