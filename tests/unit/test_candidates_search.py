@@ -1,29 +1,24 @@
-"""The candidate search and request parser without a database: a
-hand-built Snapshot of one root with eight one-unit children."""
+"""The candidate search, the request parser and the loader's pure
+helpers without a database: hand-built Snapshots (one root with eight
+one-unit children; two small trees)."""
 
+import gc
 import itertools
 
 import pytest
 
 from allocsvc.common import exception
+from allocsvc.placement import candidates
 from allocsvc.placement.candidates import loader
 from allocsvc.placement.candidates import request
 from allocsvc.placement.candidates import search
 
 
-class _Row:
-    def __init__(self, id, parent=None, root=None):
-        self.id = id
-        self.uuid = 'rp%d' % id
-        self.parent_provider_id = parent
-        self.root_provider_id = root or id
-
-
 def _snapshot(children=8, units=1):
     snap = loader.Snapshot()
-    snap.providers[1] = loader.Provider(_Row(1))
+    snap.providers[1] = loader.Provider(1, 'rp1', None, 1)
     for rp in range(2, 2 + children):
-        snap.providers[rp] = loader.Provider(_Row(rp, parent=1, root=1))
+        snap.providers[rp] = loader.Provider(rp, 'rp%d' % rp, 1, 1)
         snap.inventory[(rp, 7)] = loader.Inventory(units, 0, 1, units, 1)
     return snap
 
@@ -113,3 +108,107 @@ def test_parse_refusals(query, want, code):
         _parse(query, want)
     if code:
         assert info.value.code == code
+
+
+def _tree_snapshot():
+    """Two roots, each with two children of two units of class 7; the
+    children of root 1 have trait A, those of root 4 trait B."""
+    snap = loader.Snapshot()
+    for root, trait in ((1, 'A'), (4, 'B')):
+        snap.providers[root] = loader.Provider(root, 'rp%d' % root, None,
+                                               root)
+        for rp in (root + 1, root + 2):
+            snap.providers[rp] = loader.Provider(rp, 'rp%d' % rp, root, root)
+            snap.inventory[(rp, 7)] = loader.Inventory(2, 0, 1, 2, 1)
+            snap.traits[rp] = {trait}
+    return snap
+
+
+@pytest.mark.parametrize('kwargs,groups', [
+    ({}, [search.Group('', {7: 1}, [frozenset(['B'])], frozenset(), [],
+                       frozenset(), None)]),
+    ({'isolate': True}, _groups(2)),
+    ({}, _groups(3)),
+    ({'same_subtrees': [{'1', '2'}]}, _groups(2)),
+    ({'nested_aware': False}, _groups(2)),
+    ({}, _groups(2, amount=2)),
+])
+def test_enumeration_and_depth_first_agree(monkeypatch, kwargs, groups):
+    # Small anchors are enumerated, large ones searched depth-first: the
+    # two must find the same candidates, in the same order.
+    found = {}
+    for limit in (0, 10 ** 6):
+        monkeypatch.setattr(search, '_ENUMERATE_UP_TO', limit)
+        found[limit] = list(_search(_tree_snapshot(), groups,
+                                    **kwargs).candidates())
+    assert found[0], kwargs
+    assert [c.key() for c in found[0]] == [c.key() for c in found[10 ** 6]]
+
+
+def test_unsuffixed_traits_come_from_the_tree():
+    group = search.Group('', {7: 1}, [frozenset(['B'])], frozenset(), [],
+                         frozenset(), None)
+    found = list(_search(_tree_snapshot(), [group]).candidates())
+    assert {rp for c in found for rp in c.allocations} == {'rp5', 'rp6'}
+
+
+def test_trees_to_load_need_every_class():
+    # Root 1 offers classes 7 and 8 itself; root 2 only 7, but sharing
+    # provider 30 (of root 3) serves it with 8; root 4 only 7.
+    classes_of = {1: {7, 8}, 2: {7}, 3: {8}, 4: {7}}
+    shared = {30: {8}}
+    sharing = {30: (3, {2, 3})}
+    assert loader._trees_to_load(classes_of, shared, sharing,
+                                 {7, 8}) == {1, 2, 3}
+    assert loader._trees_to_load(classes_of, {}, {}, {7, 8}) == {1}
+
+
+def test_anchors_of_a_sharing_provider():
+    snap = loader.Snapshot()
+    snap.providers[3] = loader.Provider(3, 'rp3', None, 3)
+    snap.providers[5] = loader.Provider(5, 'rp5', None, 5)
+    snap.traits[3] = {loader.SHARING_TRAIT}
+    snap.sharing_anchors[3] = {3, 1, 2}
+    assert snap.anchors(3) == (3, 1, 2)
+    assert snap.anchors(5) == (5,)
+
+
+def test_fully_read_follows_the_aggregate_filter():
+    snap = _tree_snapshot()
+    assert snap.fully_read(2)
+    snap.member_aggs = {'agg'}
+    snap.aggregates = {2: {'agg'}, 4: {'agg'}}
+    assert snap.fully_read(2)
+    assert not snap.fully_read(3)
+    # Through its root.
+    assert snap.fully_read(5)
+
+
+def test_member_aggs_only_when_every_group_has_some():
+    def group(suffix, resources, member_of):
+        return search.Group(suffix, resources, [], frozenset(),
+                            [frozenset(s) for s in member_of], frozenset(),
+                            None)
+    assert candidates._member_aggs([
+        group('', {7: 1}, [{'a', 'b'}, {'c'}]),
+        group('1', {8: 1}, [{'d'}]),
+        group('2', {}, [])]) == {'a', 'b', 'c', 'd'}
+    assert candidates._member_aggs([
+        group('', {7: 1}, [{'a'}]), group('1', {8: 1}, [])]) is None
+
+
+def test_gc_paused_nests_and_restores():
+    assert gc.isenabled()
+    with candidates.gc_paused():
+        assert not gc.isenabled()
+        with candidates.gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with candidates.gc_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -6,8 +6,10 @@ candidates lazily up to the limit (``search``) and summarises their
 providers (``summaries``), all in one reader transaction.
 """
 
+import contextlib
 import gc
 import itertools
+import threading
 
 from allocsvc.common import exception
 from allocsvc.db import api as db_api
@@ -15,8 +17,6 @@ from allocsvc.placement.candidates import loader
 from allocsvc.placement.candidates import request as request_mod
 from allocsvc.placement.candidates import search
 from allocsvc.placement.candidates import summaries
-from allocsvc.placement import resource_classes
-from allocsvc.placement import traits as traits_mod
 
 # A group whose in_tree names no provider: it matches nothing.
 _NOWHERE = -1
@@ -33,15 +33,21 @@ class Result:
         self.provider_summaries = provider_summaries or {}
 
 
-def _class_ids(context, groups):
-    names = set()
+def _check_names(groups, wide, found):
+    """BadRequest for the first unknown resource class, or the unknown
+    traits, of a request whose names ``loader.prelude`` looked up."""
+    classes = set()
     for group in groups.values():
-        names |= set(group.resources)
-    try:
-        return resource_classes.ids_by_name(context, names)
-    except exception.NotFound as exc:
+        classes |= set(group.resources)
+    unknown = sorted(classes - set(found.classes))
+    if unknown:
         raise exception.BadRequest(
-            'Invalid resource class in resources parameter: %s' % exc)
+            'Invalid resource class in resources parameter: No such '
+            'resource class %s.' % unknown[0])
+    unknown = request_mod.all_trait_names(groups, wide) - found.traits
+    if unknown:
+        raise exception.BadRequest(
+            'No such trait(s): %s.' % ', '.join(sorted(unknown)))
 
 
 def _resolve(groups, class_ids, tree_roots):
@@ -60,17 +66,53 @@ def _resolve(groups, class_ids, tree_roots):
     return resolved
 
 
+def _member_aggs(groups):
+    """When every group with resources requires aggregates, the union of
+    those it names: a provider serving any of them is in one, or its root
+    is. None otherwise (no provider can be left out for that reason)."""
+    members = set()
+    for group in groups:
+        if not group.resources:
+            continue
+        if not group.member_of:
+            return None
+        for any_of in group.member_of:
+            members |= any_of
+    return members or None
+
+
 def _collect(candidates, limit):
-    """Up to ``limit`` candidates, in a list. The cyclic garbage collector
-    is paused meanwhile: these are acyclic containers, and with tens of
-    thousands of them alive each collection would walk them all again,
-    making the cost grow faster than the result."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    """Up to ``limit`` candidates, in a list (the collector paused, even
+    for a caller that did not pause it for the whole request)."""
+    with gc_paused():
         return list(itertools.islice(candidates, limit))
+
+
+_gc_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def gc_paused():
+    """Pause the cyclic garbage collector while a request builds its
+    answer. A request makes tens of thousands of acyclic containers
+    (rows, candidates, summaries) in a few milliseconds; each full
+    collection they trigger walks every live object of the process
+    again, which doubled the time of a large answer.
+
+    The request that paused the collector starts it again when it is
+    done, even while other requests (which found it paused and left it
+    so) are still running: under a steady flow of overlapping requests
+    the collector still gets to run, at the latest with the next
+    allocation, and cyclic garbage cannot pile up.
+    """
+    with _gc_lock:
+        owner = gc.isenabled()
+        if owner:
+            gc.disable()
+    try:
+        yield
     finally:
-        if enabled:
+        if owner:
             gc.enable()
 
 
@@ -86,12 +128,11 @@ def find(context, groups, wide, limit=None, nested_aware=True,
     inventory (1.27), not only the requested classes.
     BadRequest for an unknown resource class or trait.
     """
-    class_ids = _class_ids(context, groups)
-    unknown = traits_mod.missing_names(
-        context, request_mod.all_trait_names(groups, wide))
-    if unknown:
-        raise exception.BadRequest(
-            'No such trait(s): %s.' % ', '.join(sorted(unknown)))
+    found_names = loader.prelude(
+        context, {n for g in groups.values() for n in g.resources},
+        request_mod.all_trait_names(groups, wide))
+    _check_names(groups, wide, found_names)
+    class_ids = found_names.classes
     tree_roots = loader.roots_of(
         context, {g.in_tree for g in groups.values() if g.in_tree})
     resolved = _resolve(groups, class_ids, tree_roots)
@@ -104,8 +145,9 @@ def find(context, groups, wide, limit=None, nested_aware=True,
             agg_uuids |= any_of
         agg_uuids |= group.forbidden_aggs
     resourceless = any(not g.resources for g in resolved)
-    snap = loader.load(context, min_amounts, agg_uuids,
-                       any_sharing=resourceless)
+    snap = loader.load(context, min_amounts, agg_uuids, found_names.sharing,
+                       any_sharing=resourceless,
+                       member_aggs=_member_aggs(resolved))
     if not snap.inventory:
         return Result()
     names = {rc_id: name for name, rc_id in class_ids.items()}
@@ -118,6 +160,6 @@ def find(context, groups, wide, limit=None, nested_aware=True,
     if not found:
         return Result()
     provider_summaries = summaries.summarize(
-        context, snap, found, whole_trees=nested_aware,
+        context, snap, found, whole_trees=nested_aware, class_names=names,
         rc_ids=None if all_classes else set(class_ids.values()))
     return Result(found, provider_summaries)

@@ -2,17 +2,29 @@
 
 One ``Snapshot`` holds, for the providers that can matter to a request:
 the inventories of the requested classes with their usage (only the
-providers with room for the smallest requested amount of some class),
-the providers of the trees they belong to and of the trees that sharing
-providers serve, the traits of those providers, their memberships in the
-requested aggregates, and which roots each sharing provider can serve.
-The number of queries does not depend on the number of providers.
+providers with room for the smallest requested amount of some class, and,
+when every group with resources names aggregates, only those in -- or
+whose root is in -- one of them), the providers and traits of the trees
+that can offer every requested class (their own or shared with them),
+their memberships in the requested aggregates, and which roots each
+sharing provider can serve. The number of queries does not depend on the
+number of providers.
+
+The statements are built once per shape and reused with bound
+parameters (IN lists are "expanding" parameters): SQLAlchemy then
+compiles each shape once per dialect and keeps it in its compiled cache,
+where building and compiling them on every request cost as much as
+running them. They are run on the session's Core connection and their
+rows fetched at once, as plain tuples.
 """
+
+import functools
 
 import sqlalchemy as sa
 
 from allocsvc.db import models
 from allocsvc.placement import inventories
+from allocsvc.placement import names
 
 _RP = models.resource_providers
 _INV = models.inventories
@@ -53,18 +65,22 @@ class Inventory:
 class Provider:
     __slots__ = ('id', 'uuid', 'parent_id', 'root_id')
 
-    def __init__(self, row):
-        self.id = row.id
-        self.uuid = row.uuid
-        self.parent_id = row.parent_provider_id
-        self.root_id = row.root_provider_id
+    def __init__(self, id, uuid, parent_id, root_id):
+        self.id = id
+        self.uuid = uuid
+        self.parent_id = parent_id
+        self.root_id = root_id
 
 
 class Snapshot:
     """What the search reads. ``inventory`` {(rp id, rc id): Inventory};
     ``providers`` {id: Provider}; ``traits`` {rp id: set of names};
     ``aggregates`` {rp id: set of requested aggregate uuids};
-    ``sharing_anchors`` {sharing rp id: set of root ids it serves}."""
+    ``sharing_anchors`` {sharing rp id: set of root ids it serves}.
+
+    For the summaries: ``read`` {rp id: [(rc id, capacity, used)]}, every
+    inventory of the ``requested`` classes (ids) read, room or not;
+    ``member_aggs`` the aggregate filter they were read with (None)."""
 
     def __init__(self):
         self.inventory = {}
@@ -72,157 +88,452 @@ class Snapshot:
         self.traits = {}
         self.aggregates = {}
         self.sharing_anchors = {}
+        self.read = {}
+        self.requested = frozenset()
+        self.member_aggs = None
+        self._anchors = {}
+
+    def fully_read(self, rp_id):
+        """Whether every inventory of the requested classes of provider
+        ``rp_id`` was read (the aggregate filter may have left out those
+        of providers outside the aggregates)."""
+        if not self.member_aggs:
+            return True
+        aggregates = self.aggregates
+        if not aggregates.get(rp_id, frozenset()).isdisjoint(
+                self.member_aggs):
+            return True
+        root = self.providers[rp_id].root_id
+        return not aggregates.get(root, frozenset()).isdisjoint(
+            self.member_aggs)
 
     def anchors(self, rp_id):
         """The roots whose requests ``rp_id`` may serve: its own, and
-        those it shares with when it is a sharing provider."""
-        root = self.providers[rp_id].root_id
-        if SHARING_TRAIT in self.traits.get(rp_id, ()):
-            return {root} | self.sharing_anchors.get(rp_id, set())
-        return {root}
+        those it shares with when it is a sharing provider (a tuple,
+        worked out once per provider)."""
+        found = self._anchors.get(rp_id)
+        if found is None:
+            root = self.providers[rp_id].root_id
+            found = (root,)
+            if SHARING_TRAIT in self.traits.get(rp_id, ()):
+                found += tuple(sorted(
+                    self.sharing_anchors.get(rp_id, set()) - {root}))
+            self._anchors[rp_id] = found
+        return found
 
 
-def _usage(rc_ids):
-    return (sa.select(_ALLOC.c.resource_provider_id,
-                      _ALLOC.c.resource_class_id,
-                      sa.func.sum(_ALLOC.c.used).label('used'))
-            .where(_ALLOC.c.resource_class_id.in_(sorted(rc_ids)))
-            .group_by(_ALLOC.c.resource_provider_id,
-                      _ALLOC.c.resource_class_id)
-            .subquery('usage'))
+# -- statements, built once per shape ----------------------------------
+
+def _prelude_statement():
+    """The ids of the resource classes ``:classes``, the traits among
+    ``:traits`` that exist, and every sharing provider, in one round trip
+    (kind 0, 1, 2 respectively):
+
+    SELECT 0, id, name FROM resource_classes WHERE name IN (:classes)
+    UNION ALL
+    SELECT 1, id, name FROM traits WHERE name IN (:traits)
+    UNION ALL
+    SELECT 2, rpt.resource_provider_id, NULL
+    FROM resource_provider_traits AS rpt
+    JOIN traits AS t ON t.id = rpt.trait_id
+    WHERE t.name = 'MISC_SHARES_VIA_AGGREGATE'
+    """
+    name = sa.cast(sa.null(), _TRAIT.c.name.type).label('name')
+    return sa.union_all(
+        sa.select(sa.literal_column('0').label('kind'), _RC.c.id,
+                  _RC.c.name.label('name'))
+        .where(_in(_RC.c.name, 'classes')),
+        sa.select(sa.literal_column('1'), _TRAIT.c.id, _TRAIT.c.name)
+        .where(_in(_TRAIT.c.name, 'traits')),
+        sa.select(sa.literal_column('2'), _RPT.c.resource_provider_id, name)
+        .select_from(_RPT.join(_TRAIT, _TRAIT.c.id == _RPT.c.trait_id))
+        .where(_TRAIT.c.name == SHARING_TRAIT))
 
 
-def _capacity_query(min_amounts):
-    """Inventories with room for the smallest amount requested of their
-    class. The filter is loose by one unit (float allocation ratios are
-    rounded differently by each database); the search checks exactly.
+def _in(column, name):
+    return column.in_(sa.bindparam(name, expanding=True))
 
-    SELECT inv.resource_provider_id, rp.root_provider_id,
+
+def _tagged(*selects):
+    """One UNION ALL of ``selects``, each row led by the index of its
+    select (its kind) and padded with NULLs to the widest: statements a
+    request always needs together travel in one round trip, which costs
+    more than their rows here."""
+    width = max(len(select.selected_columns) for select in selects)
+    parts = []
+    for kind, select in enumerate(selects):
+        columns = list(select.selected_columns)
+        columns += [sa.null().label('pad%d' % i)
+                    for i in range(len(columns), width)]
+        parts.append(select.with_only_columns(
+            sa.literal_column(str(kind)).label('kind'), *columns))
+    return sa.union_all(*parts)
+
+
+_PRELUDE = _prelude_statement()
+
+
+def _members():
+    """Providers in one of the aggregates ``:member_aggs``."""
+    return (sa.select(_RPA.c.resource_provider_id)
+            .select_from(_RPA.join(_AGG, _AGG.c.id == _RPA.c.aggregate_id))
+            .where(_in(_AGG.c.uuid, 'member_aggs')))
+
+
+@functools.lru_cache(maxsize=2)
+def _capacity_statement(in_aggregates):
+    """The inventories of the classes ``:rcs`` with their provider's root
+    (kind 0); only those of providers in the aggregates ``:member_aggs``
+    or whose root is, when ``in_aggregates``. And what is allocated of
+    those classes, per provider (kind 1). Room is checked in Python:
+    joined here, usage, the aggregate filter and per-class conditions
+    made this the slowest statement of a request, mostly in planning.
+
+    SELECT 0, inv.resource_provider_id, rp.root_provider_id,
            inv.resource_class_id, inv.total, inv.reserved,
-           inv.allocation_ratio, inv.min_unit, inv.max_unit,
-           inv.step_size, usage.used
+           inv.allocation_ratio, inv.min_unit, inv.max_unit, inv.step_size
     FROM inventories AS inv
     JOIN resource_providers AS rp ON rp.id = inv.resource_provider_id
-    LEFT JOIN (SELECT resource_provider_id, resource_class_id,
-                      SUM(used) AS used
-               FROM allocations WHERE resource_class_id IN (:rcs)
-               GROUP BY resource_provider_id, resource_class_id) AS usage
-      ON usage.resource_provider_id = inv.resource_provider_id
-     AND usage.resource_class_id = inv.resource_class_id
-    WHERE (inv.resource_class_id = :rc_1 AND inv.max_unit >= :min_1
-           AND (inv.total - inv.reserved) * inv.allocation_ratio + 1
-               >= COALESCE(usage.used, 0) + :min_1)
-       OR (...one such clause per requested class...)
+    WHERE inv.resource_class_id IN (:rcs)
+     [AND (inv.resource_provider_id IN (<members>)
+           OR rp.root_provider_id IN (<members>))]
+    UNION ALL
+    SELECT 1, resource_provider_id, resource_class_id, SUM(used), NULL...
+    FROM allocations WHERE resource_class_id IN (:rcs)
+    GROUP BY resource_provider_id, resource_class_id
     """
-    usage = _usage(min_amounts)
-    used = sa.func.coalesce(usage.c.used, 0)
-    clauses = [
-        sa.and_(_INV.c.resource_class_id == rc_id,
-                _INV.c.max_unit >= amount,
-                (_INV.c.total - _INV.c.reserved) * _INV.c.allocation_ratio
-                + 1 >= used + amount)
-        for rc_id, amount in sorted(min_amounts.items())]
-    return (
+    inventory = (
         sa.select(_INV.c.resource_provider_id, _RP.c.root_provider_id,
                   _INV.c.resource_class_id, _INV.c.total, _INV.c.reserved,
                   _INV.c.allocation_ratio, _INV.c.min_unit, _INV.c.max_unit,
-                  _INV.c.step_size, usage.c.used)
-        .select_from(
-            _INV.join(_RP, _RP.c.id == _INV.c.resource_provider_id)
-            .outerjoin(usage, sa.and_(
-                usage.c.resource_provider_id == _INV.c.resource_provider_id,
-                usage.c.resource_class_id == _INV.c.resource_class_id)))
-        .where(sa.or_(*clauses)))
+                  _INV.c.step_size)
+        .select_from(_INV.join(_RP, _RP.c.id == _INV.c.resource_provider_id))
+        .where(_in(_INV.c.resource_class_id, 'rcs')))
+    if in_aggregates:
+        inventory = inventory.where(sa.or_(
+            _INV.c.resource_provider_id.in_(_members()),
+            _RP.c.root_provider_id.in_(_members())))
+    usage = (sa.select(_ALLOC.c.resource_provider_id,
+                       _ALLOC.c.resource_class_id, _sum_used())
+             .where(_in(_ALLOC.c.resource_class_id, 'rcs'))
+             .group_by(_ALLOC.c.resource_provider_id,
+                       _ALLOC.c.resource_class_id))
+    return _tagged(inventory, usage)
 
 
-def _anchor_query(capacity, any_sharing):
-    """(sharing provider, root it serves) pairs: the roots of every
-    provider in an aggregate of the sharing provider (itself included).
+def _sum_used():
+    # An integer on every backend (MySQL's SUM() gives a DECIMAL, which
+    # would also turn the union's column into one).
+    return sa.cast(sa.func.sum(_ALLOC.c.used), sa.BigInteger)
+
+
+@functools.lru_cache(maxsize=2)
+def _anchor_statement(every_sharing):
+    """(sharing provider, its root, root it serves) triples: the roots of
+    every provider in an aggregate of the sharing provider (itself
+    included), for every sharing provider or only ``:sharing_ids``.
 
     SELECT DISTINCT spt.resource_provider_id AS sharing_id,
+                    srp.root_provider_id AS sharing_root_id,
                     other.root_provider_id AS anchor_id
     FROM resource_provider_traits AS spt
     JOIN traits AS t ON t.id = spt.trait_id
+    JOIN resource_providers AS srp ON srp.id = spt.resource_provider_id
     JOIN resource_provider_aggregates AS shr
       ON shr.resource_provider_id = spt.resource_provider_id
     JOIN resource_provider_aggregates AS oth
       ON oth.aggregate_id = shr.aggregate_id
     JOIN resource_providers AS other ON other.id = oth.resource_provider_id
     WHERE t.name = 'MISC_SHARES_VIA_AGGREGATE'
-      AND spt.resource_provider_id IN (SELECT resource_provider_id
-                                       FROM <capacity query>)
+     [AND spt.resource_provider_id IN (:sharing_ids)]
     """
+    srp = _RP.alias('srp')
     shr = _RPA.alias('shr')
     oth = _RPA.alias('oth')
     other = _RP.alias('other')
     query = (
         sa.select(_RPT.c.resource_provider_id.label('sharing_id'),
+                  srp.c.root_provider_id.label('sharing_root_id'),
                   other.c.root_provider_id.label('anchor_id'))
         .select_from(
             _RPT.join(_TRAIT, _TRAIT.c.id == _RPT.c.trait_id)
+            .join(srp, srp.c.id == _RPT.c.resource_provider_id)
             .join(shr, shr.c.resource_provider_id ==
                   _RPT.c.resource_provider_id)
             .join(oth, oth.c.aggregate_id == shr.c.aggregate_id)
             .join(other, other.c.id == oth.c.resource_provider_id))
         .where(_TRAIT.c.name == SHARING_TRAIT)
         .distinct())
-    if not any_sharing:
-        query = query.where(_RPT.c.resource_provider_id.in_(
-            sa.select(capacity.c.resource_provider_id)))
+    if not every_sharing:
+        query = query.where(_in(_RPT.c.resource_provider_id, 'sharing_ids'))
     return query
 
 
-def load(context, min_amounts, agg_uuids, any_sharing=False):
+@functools.lru_cache(maxsize=2)
+def _trees_statement(with_aggregates):
+    """Every provider of the trees ``:roots`` with its traits (kind 0):
+    one row per (provider, trait), and one with a NULL name for a
+    provider without any. With ``with_aggregates``, also the members of
+    the aggregates ``:aggs`` (kind 1), read by aggregate through its
+    index (restricting them to the trees made that part several times
+    slower than the few rows it saves).
+
+    SELECT 0, rp.id, rp.uuid, rp.parent_provider_id, rp.root_provider_id,
+           t.name
+    FROM resource_providers AS rp
+    LEFT JOIN resource_provider_traits AS rpt
+      ON rpt.resource_provider_id = rp.id
+    LEFT JOIN traits AS t ON t.id = rpt.trait_id
+    WHERE rp.root_provider_id IN (:roots)
+    UNION ALL
+    SELECT 1, rpa.resource_provider_id, agg.uuid, NULL, NULL, NULL
+    FROM resource_provider_aggregates AS rpa
+    JOIN placement_aggregates AS agg ON agg.id = rpa.aggregate_id
+    WHERE agg.uuid IN (:aggs)
+    """
+    trees = (
+        sa.select(_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id,
+                  _RP.c.root_provider_id, _TRAIT.c.name)
+        .select_from(
+            _RP.outerjoin(_RPT, _RPT.c.resource_provider_id == _RP.c.id)
+            .outerjoin(_TRAIT, _TRAIT.c.id == _RPT.c.trait_id))
+        .where(_in(_RP.c.root_provider_id, 'roots')))
+    if not with_aggregates:
+        return _tagged(trees)
+    memberships = (
+        sa.select(_RPA.c.resource_provider_id, _AGG.c.uuid)
+        .select_from(_RPA.join(_AGG, _AGG.c.id == _RPA.c.aggregate_id))
+        .where(_in(_AGG.c.uuid, 'aggs')))
+    return _tagged(trees, memberships)
+
+
+_ROOTS_OF = (sa.select(_RP.c.uuid, _RP.c.root_provider_id)
+             .where(_in(_RP.c.uuid, 'uuids')))
+
+
+@functools.lru_cache(maxsize=4)
+def _summary_statement(classes):
+    """Every inventory of the providers of the trees ``:roots`` (kind 0),
+    and what is allocated from them (kind 1): of every class
+    (``classes`` None), only of the classes ``:rc_ids`` ('in'), or of all
+    but those ('not in').
+
+    SELECT 0, inv.resource_provider_id, inv.resource_class_id, rc.name,
+           inv.total, inv.reserved, inv.allocation_ratio
+    FROM inventories AS inv
+    JOIN resource_classes AS rc ON rc.id = inv.resource_class_id
+    JOIN resource_providers AS rp ON rp.id = inv.resource_provider_id
+    WHERE rp.root_provider_id IN (:roots)
+     [AND inv.resource_class_id [NOT] IN (:rc_ids)]
+    UNION ALL
+    SELECT 1, a.resource_provider_id, a.resource_class_id, NULL,
+           SUM(a.used), NULL, NULL
+    FROM allocations AS a
+    JOIN resource_providers AS rp ON rp.id = a.resource_provider_id
+    WHERE rp.root_provider_id IN (:roots)
+     [AND a.resource_class_id [NOT] IN (:rc_ids)]
+    GROUP BY a.resource_provider_id, a.resource_class_id
+    """
+    inventory = (
+        sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
+                  _RC.c.name, _INV.c.total, _INV.c.reserved,
+                  _INV.c.allocation_ratio)
+        .select_from(
+            _INV.join(_RC, _RC.c.id == _INV.c.resource_class_id)
+            .join(_RP, _RP.c.id == _INV.c.resource_provider_id))
+        .where(_in(_RP.c.root_provider_id, 'roots')))
+    usage = (
+        sa.select(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
+                  sa.null().label('name'), _sum_used())
+        .select_from(_ALLOC.join(
+            _RP, _RP.c.id == _ALLOC.c.resource_provider_id))
+        .where(_in(_RP.c.root_provider_id, 'roots'))
+        .group_by(_ALLOC.c.resource_provider_id,
+                  _ALLOC.c.resource_class_id))
+    if classes is not None:
+        wanted = sa.bindparam('rc_ids', expanding=True)
+        if classes == 'in':
+            inventory = inventory.where(_INV.c.resource_class_id.in_(wanted))
+            usage = usage.where(_ALLOC.c.resource_class_id.in_(wanted))
+        else:
+            inventory = inventory.where(
+                _INV.c.resource_class_id.not_in(wanted))
+            usage = usage.where(_ALLOC.c.resource_class_id.not_in(wanted))
+    return _tagged(inventory, usage)
+
+
+# -- loading ------------------------------------------------------------
+
+class Names:
+    """What ``prelude`` found: ``classes`` {name: id} of the classes that
+    exist, ``traits`` the trait names that exist, ``sharing`` the ids of
+    every sharing provider."""
+
+    __slots__ = ('classes', 'traits', 'sharing')
+
+    def __init__(self):
+        self.classes = {}
+        self.traits = set()
+        self.sharing = set()
+
+
+def prelude(context, class_names, trait_names):
+    """Names for a request, in the caller's transaction and one query.
+    Only plausible names are sent to the database (the others cannot
+    exist)."""
+    found = Names()
+    for kind, id_, name in _rows(
+            context, _PRELUDE,
+            classes=names.plausible(class_names),
+            traits=names.plausible(trait_names)):
+        if kind == 0:
+            found.classes[name] = id_
+        elif kind == 1:
+            found.traits.add(name)
+        else:
+            found.sharing.add(id_)
+    return found
+
+
+def _rows(context, statement, **params):
+    """All the rows of ``statement``, as tuples, on the session's Core
+    connection (the ORM layer adds nothing for these)."""
+    return context.session.connection().execute(statement, params).all()
+
+
+def _ratio(context):
+    """``inventories.stored_ratio`` remembered per value: a request
+    reads few distinct ratios, and MySQL's conversion is not cheap (the
+    other databases give the value back as it was written)."""
+    convert = inventories.stored_ratio(context)
+    if convert is float:
+        return float
+    seen = {}
+
+    def ratio(value):
+        found = seen.get(value)
+        if found is None:
+            found = seen[value] = convert(value)
+        return found
+    return ratio
+
+
+def _trees_to_load(classes_of, shared_classes, sharing, needed):
+    """The roots of the trees worth reading: those that can offer every
+    class of ``needed`` from their own tree or from sharing providers,
+    and those of the sharing providers serving them. ``classes_of``
+    {root: set of class ids} of their own providers; ``shared_classes``
+    {sharing rp id: set of class ids}; ``sharing`` {sharing rp id:
+    (its root, set of roots it serves)}."""
+    offered = {root: set(classes) for root, classes in classes_of.items()}
+    for sharing_id, (_root, anchors) in sharing.items():
+        shared = shared_classes.get(sharing_id, ())
+        for anchor in anchors:
+            offered.setdefault(anchor, set()).update(shared)
+    viable = {root for root, classes in offered.items() if needed <= classes}
+    roots = set(viable)
+    for own_root, anchors in sharing.values():
+        if not anchors.isdisjoint(viable):
+            roots.add(own_root)
+    return roots
+
+
+def load(context, min_amounts, agg_uuids, sharing_ids, any_sharing=False,
+         member_aggs=None):
     """A Snapshot for a request whose classes (ids) have at least the
-    amounts ``min_amounts`` requested, naming aggregates ``agg_uuids``.
-    ``any_sharing``: serve resourceless groups, which any sharing
-    provider may satisfy. Runs in the caller's reader transaction."""
+    amounts ``min_amounts`` requested, naming aggregates ``agg_uuids``;
+    ``sharing_ids`` the sharing providers (``prelude``). ``any_sharing``:
+    serve resourceless groups, which any sharing provider may satisfy;
+    ``member_aggs``: when every group with resources requires aggregates,
+    the union of those, which a useful provider or its root must be in.
+    Runs in the caller's reader transaction."""
     snap = Snapshot()
-    session = context.session
-    ratio = inventories.stored_ratio(context)
-    capacity = _capacity_query(min_amounts).subquery('capacity')
-    root_ids = set()
-    for row in session.execute(sa.select(capacity)):
-        root_ids.add(row.root_provider_id)
-        snap.inventory[(row.resource_provider_id, row.resource_class_id)] = (
-            Inventory((row.total - row.reserved) * ratio(
-                row.allocation_ratio), int(row.used or 0), row.min_unit,
-                row.max_unit, row.step_size))
-    anchors = _anchor_query(capacity, any_sharing).subquery('anchors')
-    for row in session.execute(sa.select(anchors)):
-        snap.sharing_anchors.setdefault(row.sharing_id, set()).add(
-            row.anchor_id)
-    if not snap.inventory:
+    ratio = _ratio(context)
+    rcs = sorted(min_amounts)
+    params = {'rcs': rcs}
+    if member_aggs:
+        params['member_aggs'] = sorted(member_aggs)
+    rows = _rows(context, _capacity_statement(bool(member_aggs)), **params)
+    # The usage rows first: the inventories are checked against them.
+    usage = {(row[1], row[2]): row[3] for row in rows if row[0] == 1}
+    inventory, read = snap.inventory, snap.read
+    snap.requested = frozenset(rcs)
+    snap.member_aggs = member_aggs
+    classes_of, shared_classes = {}, {}
+    for (kind, rp_id, root_id, rc_id, total, reserved, allocation_ratio,
+         min_unit, max_unit, step_size) in rows:
+        if kind:
+            continue
+        least = min_amounts[rc_id]
+        capacity = (total - reserved) * ratio(allocation_ratio)
+        used = usage.get((rp_id, rc_id), 0)
+        found = read.get(rp_id)
+        if found is None:
+            read[rp_id] = [(rc_id, capacity, used)]
+        else:
+            found.append((rc_id, capacity, used))
+        # Without room for the smallest amount asked of its class, an
+        # inventory can serve no group.
+        if max_unit < least or used + least > capacity:
+            continue
+        inventory[(rp_id, rc_id)] = Inventory(
+            capacity, used, min_unit, max_unit, step_size)
+        classes_of.setdefault(root_id, set()).add(rc_id)
+        if rp_id in sharing_ids:
+            shared_classes.setdefault(rp_id, set()).add(rc_id)
+    sharing = {}
+    if any_sharing or shared_classes:
+        # The anchors of sharing providers, read only when one can
+        # matter: most requests have none among their inventories.
+        if any_sharing:
+            anchor_rows = _rows(context, _anchor_statement(True))
+        else:
+            anchor_rows = _rows(context, _anchor_statement(False),
+                                sharing_ids=sorted(shared_classes))
+        for sharing_id, own_root, anchor_id in anchor_rows:
+            sharing.setdefault(sharing_id, (own_root, set()))[1].add(
+                anchor_id)
+        snap.sharing_anchors = {sharing_id: anchors for sharing_id, (
+            _root, anchors) in sharing.items()}
+    if not inventory:
         return snap
-    # The trees that matter, as ids read back once: asking the database
-    # to re-evaluate the capacity subquery inside each of the queries
-    # below cost more than the queries themselves.
-    for anchor_ids in snap.sharing_anchors.values():
-        root_ids |= anchor_ids
-    for chunk in _chunks(sorted(root_ids)):
-        in_trees = _RP.c.root_provider_id.in_(chunk)
-        for row in session.execute(
-                sa.select(_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id,
-                          _RP.c.root_provider_id).where(in_trees)):
-            snap.providers[row.id] = Provider(row)
-        for row in session.execute(
-                sa.select(_RPT.c.resource_provider_id, _TRAIT.c.name)
-                .select_from(
-                    _RPT.join(_TRAIT, _TRAIT.c.id == _RPT.c.trait_id)
-                    .join(_RP, _RP.c.id == _RPT.c.resource_provider_id))
-                .where(in_trees)):
-            snap.traits.setdefault(row.resource_provider_id, set()).add(
-                row.name)
-        if agg_uuids:
-            for row in session.execute(
-                    sa.select(_RPA.c.resource_provider_id, _AGG.c.uuid)
-                    .select_from(
-                        _RPA.join(_AGG, _AGG.c.id == _RPA.c.aggregate_id)
-                        .join(_RP, _RP.c.id == _RPA.c.resource_provider_id))
-                    .where(in_trees, _AGG.c.uuid.in_(sorted(agg_uuids)))):
-                snap.aggregates.setdefault(
-                    row.resource_provider_id, set()).add(row.uuid)
+    # Only the trees that can offer every requested class are read: a
+    # tree missing one (a flat provider when an FPGA is asked for, a
+    # full one) can give no candidate.
+    _load_trees(context, snap, sorted(_trees_to_load(
+        classes_of, shared_classes, sharing, set(min_amounts))), agg_uuids)
     return snap
+
+
+def _load_trees(context, snap, root_ids, agg_uuids):
+    """Read the providers of the trees ``root_ids`` with their traits,
+    and their memberships in the aggregates ``agg_uuids``."""
+    providers, traits, aggregates = (snap.providers, snap.traits,
+                                     snap.aggregates)
+    params = {'aggs': sorted(agg_uuids)} if agg_uuids else {}
+    statement = _trees_statement(bool(agg_uuids))
+    memberships = []
+    for chunk in _chunks(root_ids):
+        for kind, rp_id, uuid, parent_id, root_id, name in _rows(
+                context, statement, roots=chunk, **params):
+            if kind:
+                memberships.append((rp_id, uuid))
+                continue
+            if rp_id not in providers:
+                providers[rp_id] = Provider(rp_id, uuid, parent_id, root_id)
+            if name is not None:
+                found = traits.get(rp_id)
+                if found is None:
+                    traits[rp_id] = {name}
+                else:
+                    found.add(name)
+    for rp_id, uuid in memberships:
+        if rp_id in providers:
+            found = aggregates.get(rp_id)
+            if found is None:
+                aggregates[rp_id] = {uuid}
+            else:
+                found.add(uuid)
 
 
 # Ids per IN list: well within every backend's bound-parameter limit.
@@ -238,62 +549,39 @@ def roots_of(context, uuids):
     """{provider uuid: root id} for the ``uuids`` that exist."""
     if not uuids:
         return {}
-    rows = context.session.execute(
-        sa.select(_RP.c.uuid, _RP.c.root_provider_id)
-        .where(_RP.c.uuid.in_(sorted(uuids))))
-    return {row.uuid: row.root_provider_id for row in rows}
+    return {uuid: root_id for uuid, root_id in _rows(
+        context, _ROOTS_OF, uuids=sorted(uuids))}
 
 
-def summary_inventories(context, root_ids, rc_ids=None):
+def summary_inventories(context, root_ids, rc_ids=None, but=None):
     """{rp id: [(class name, capacity, used)]} for every provider of the
-    trees ``root_ids``; only classes ``rc_ids`` when given.
-
-    SELECT inv.resource_provider_id, rc.name, inv.total, inv.reserved,
-           inv.allocation_ratio, usage.used
-    FROM inventories AS inv
-    JOIN resource_classes AS rc ON rc.id = inv.resource_class_id
-    JOIN resource_providers AS rp ON rp.id = inv.resource_provider_id
-    LEFT JOIN (SELECT a.resource_provider_id, a.resource_class_id,
-                      SUM(a.used) AS used
-               FROM allocations AS a
-               JOIN resource_providers AS arp
-                 ON arp.id = a.resource_provider_id
-               WHERE arp.root_provider_id IN (:roots)
-               GROUP BY a.resource_provider_id, a.resource_class_id) AS usage
-      ON usage.resource_provider_id = inv.resource_provider_id
-     AND usage.resource_class_id = inv.resource_class_id
-    WHERE rp.root_provider_id IN (:roots)
-    """
+    trees ``root_ids``: of the classes ``rc_ids`` when given, else of
+    every class but those of ``but`` (None: every class)."""
     root_ids = sorted(root_ids)
     if not root_ids:
         return {}
-    arp = _RP.alias('arp')
-    usage = (sa.select(_ALLOC.c.resource_provider_id,
-                       _ALLOC.c.resource_class_id,
-                       sa.func.sum(_ALLOC.c.used).label('used'))
-             .select_from(_ALLOC.join(
-                 arp, arp.c.id == _ALLOC.c.resource_provider_id))
-             .where(arp.c.root_provider_id.in_(root_ids))
-             .group_by(_ALLOC.c.resource_provider_id,
-                       _ALLOC.c.resource_class_id)
-             .subquery('usage'))
-    query = (
-        sa.select(_INV.c.resource_provider_id, _RC.c.name, _INV.c.total,
-                  _INV.c.reserved, _INV.c.allocation_ratio, usage.c.used)
-        .select_from(
-            _INV.join(_RC, _RC.c.id == _INV.c.resource_class_id)
-            .join(_RP, _RP.c.id == _INV.c.resource_provider_id)
-            .outerjoin(usage, sa.and_(
-                usage.c.resource_provider_id == _INV.c.resource_provider_id,
-                usage.c.resource_class_id == _INV.c.resource_class_id)))
-        .where(_RP.c.root_provider_id.in_(root_ids)))
+    params = {}
     if rc_ids is not None:
-        query = query.where(_INV.c.resource_class_id.in_(sorted(rc_ids)))
-    ratio = inventories.stored_ratio(context)
+        classes, params['rc_ids'] = 'in', sorted(rc_ids)
+    elif but:
+        classes, params['rc_ids'] = 'not in', sorted(but)
+    else:
+        classes = None
+    statement = _summary_statement(classes)
+    ratio = _ratio(context)
     found = {}
-    for row in context.session.execute(query):
-        capacity = int((row.total - row.reserved) *
-                       ratio(row.allocation_ratio))
-        found.setdefault(row.resource_provider_id, []).append(
-            (row.name, capacity, int(row.used or 0)))
+    for chunk in _chunks(root_ids):
+        rows = _rows(context, statement, roots=chunk, **params)
+        used_by = {(row[1], row[2]): row[4] for row in rows if row[0] == 1}
+        for kind, rp_id, rc_id, name, total, reserved, allocation_ratio in (
+                rows):
+            if kind:
+                continue
+            entry = (name, int((total - reserved) * ratio(allocation_ratio)),
+                     used_by.get((rp_id, rc_id), 0))
+            rows_of = found.get(rp_id)
+            if rows_of is None:
+                found[rp_id] = [entry]
+            else:
+                rows_of.append(entry)
     return found

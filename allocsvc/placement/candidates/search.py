@@ -10,14 +10,18 @@ serve them, and a partial assignment is abandoned as soon as it breaks a
 rule -- capacity (remaining room is tracked as slots consume it),
 group_policy=isolate, same_subtree, the unsuffixed group's traits, or
 (before microversion 1.29) two providers of one tree -- or as soon as a
-cheap bound shows the remaining slots cannot all be filled. Anchors are
-visited round-robin, so a limit spreads candidates over roots, and the
+cheap bound shows the remaining slots cannot all be filled. An anchor
+with only a few combinations of choices (a flat provider has one, a small
+tree a few) skips that machinery: each combination is checked whole
+against the same rules, in the same order. Anchors are visited
+round-robin, so a limit spreads candidates over roots, and the
 caller stops the generators once it has enough: the work grows with the
 number of candidates returned, not with the product of every group's
 choices.
 """
 
 import collections
+import itertools
 import random
 
 
@@ -58,14 +62,42 @@ class Group:
         self.in_tree = in_tree
 
 
-class _Slot:
-    __slots__ = ('suffix', 'amounts', 'choices', 'granular')
+class _SlotSpec:
+    """One slot of the request: its group's ``suffix``, ``amounts`` {rc
+    id: amount},
+    ``named`` [(class name, amount)] as a candidate shows them,
+    ``granular`` (one provider for the whole group), and ``by_anchor``
+    {anchor: [rp id]} the providers that may fill it."""
 
-    def __init__(self, suffix, amounts, choices, granular):
+    __slots__ = ('suffix', 'amounts', 'named', 'granular', 'by_anchor')
+
+    def __init__(self, suffix, amounts, named, granular, by_anchor):
         self.suffix = suffix
         self.amounts = amounts
-        self.choices = choices
+        self.named = named
         self.granular = granular
+        self.by_anchor = by_anchor
+
+
+class _Slot:
+    """One slot within one anchor: its spec's fields and ``choices``, the
+    providers of that anchor that may fill it."""
+
+    __slots__ = ('suffix', 'amounts', 'named', 'choices', 'granular')
+
+    def __init__(self, spec, choices):
+        self.suffix = spec.suffix
+        self.amounts = spec.amounts
+        self.named = spec.named
+        self.granular = spec.granular
+        self.choices = choices
+
+
+# Up to this many combinations of an anchor's choices, they are simply
+# tried one by one, each checked whole (flat providers have one, small
+# trees a few); beyond, the depth-first search with its pruning bounds
+# pays for its set-up.
+_ENUMERATE_UP_TO = 16
 
 
 def has_traits(traits, required, forbidden):
@@ -105,6 +137,8 @@ class Search:
                 self._by_class[rc_id].append(rp_id)
         for rps in self._by_class.values():
             rps.sort()
+        plain = next((g for g in groups if not g.suffix), None)
+        self._plain_required = plain.required if plain else ()
         self._anchor_ok = {}
         self._ancestors = {}
         # A candidate can come from two anchors only through sharing
@@ -166,29 +200,33 @@ class Search:
         """{anchor: [rp id]} of the providers that may serve ``amount``
         of ``rc_id`` for the unsuffixed group: a provider of the anchor's
         tree whose aggregates (or its root's) match, or a sharing provider
-        itself in the aggregates. None may have a forbidden trait."""
+        itself in the aggregates. None may have a forbidden trait.
+        (Called once per class of every request: the lookups are local,
+        and what does not depend on the anchor is worked out once per
+        provider.)"""
         snap = self.snap
+        inventory, providers = snap.inventory, snap.providers
+        forbidden, member_of = group.forbidden, group.member_of
+        bad, in_tree = group.forbidden_aggs, group.in_tree
         by_anchor = collections.defaultdict(list)
         for rp_id in self._by_class.get(rc_id, ()):
-            if not snap.inventory[(rp_id, rc_id)].fits(amount):
+            if not inventory[(rp_id, rc_id)].fits(amount):
                 continue
-            if self._traits(rp_id) & group.forbidden:
+            if forbidden and not forbidden.isdisjoint(self._traits(rp_id)):
                 continue
-            root = snap.providers[rp_id].root_id
-            if group.in_tree is not None:
-                if root != group.in_tree:
+            root = providers[rp_id].root_id
+            if in_tree is not None:
+                if root != in_tree:
                     continue
                 anchors = (root,)
             else:
                 anchors = snap.anchors(rp_id)
-            bad = group.forbidden_aggs
+            member = not member_of or self._member(rp_id, member_of)
             for anchor in anchors:
                 if not self._anchor_allowed(anchor):
                     continue
-                if group.member_of and not (
-                        self._member(rp_id, group.member_of) or (
-                            anchor == root and
-                            self._member(root, group.member_of))):
+                if not member and not (
+                        anchor == root and self._member(root, member_of)):
                     continue
                 if bad and (self._aggs(rp_id) & bad or
                             self._aggs(anchor) & bad):
@@ -197,19 +235,25 @@ class Search:
         return by_anchor
 
     def _plan(self):
-        """[(group, rc id or None, {anchor: [rp id]})] for every slot, and
-        the anchors that can fill them all."""
+        """[_SlotSpec] for every slot, and the anchors that can fill them
+        all."""
+        names = self.class_names
         plan = []
         for group in self.groups:
             if group.suffix:
-                plan.append((group, None, self._granular_choices(group)))
+                plan.append(_SlotSpec(
+                    group.suffix, group.resources,
+                    [(names[rc], amount)
+                     for rc, amount in sorted(group.resources.items())],
+                    True, self._granular_choices(group)))
             else:
                 for rc_id, amount in sorted(group.resources.items()):
-                    plan.append((group, rc_id, self._class_choices(
-                        group, rc_id, amount)))
+                    plan.append(_SlotSpec(
+                        '', {rc_id: amount}, [(names[rc_id], amount)],
+                        False, self._class_choices(group, rc_id, amount)))
         anchors = None
-        for _group, _rc, by_anchor in plan:
-            keys = set(by_anchor)
+        for spec in plan:
+            keys = set(spec.by_anchor)
             anchors = keys if anchors is None else anchors & keys
         return plan, sorted(anchors or ())
 
@@ -227,25 +271,33 @@ class Search:
         return top in ancestors
 
     def _same_subtree(self, rps):
+        """Whether one of ``rps`` is an ancestor of (or is) all others."""
         rps = set(rps)
-        return len(rps) < 2 or any(
-            all(self._is_ancestor(top, rp) for rp in rps) for top in rps)
+        if len(rps) < 2:
+            return True
+        for top in rps:
+            for rp in rps:
+                if not self._is_ancestor(top, rp):
+                    break
+            else:
+                return True
+        return False
 
     def _slots(self, plan, anchor):
-        slots, plain = [], []
-        for group, rc_id, by_anchor in plan:
-            choices = list(by_anchor[anchor])
+        """The slots of ``anchor``: the unsuffixed group's first, then
+        the granular ones, fewest choices first (dead ends show up
+        sooner)."""
+        slots, granular = [], []
+        for spec in plan:
+            choices = spec.by_anchor[anchor]
             if self.randomize:
+                choices = list(choices)
                 random.shuffle(choices)
-            if rc_id is None:
-                plain.append(_Slot(group.suffix, dict(group.resources),
-                                   choices, True))
-            else:
-                slots.append(_Slot('', {rc_id: group.resources[rc_id]},
-                                   choices, False))
-        # Fewest choices first: dead ends show up sooner.
-        plain.sort(key=lambda s: (len(s.choices), s.suffix))
-        return slots + plain
+            (granular if spec.granular else slots).append(
+                _Slot(spec, choices))
+        if len(granular) > 1:
+            granular.sort(key=lambda s: (len(s.choices), s.suffix))
+        return slots + granular
 
     def _bounds(self, slots):
         """Per slot index i, what slots i.. still need: granular count and
@@ -270,25 +322,100 @@ class Search:
         return bounds
 
     def _anchor_candidates(self, plan, anchor):
-        """The candidates of one anchor, depth-first. A generator: nothing
-        is prepared for an anchor until the caller asks for a candidate."""
-        snap = self.snap
+        """The candidates of one anchor. A generator: nothing is prepared
+        for an anchor until the caller asks for a candidate."""
         slots = self._slots(plan, anchor)
+        if not slots:
+            return
+        combinations = 1
+        for slot in slots:
+            combinations *= len(slot.choices)
+        if combinations <= _ENUMERATE_UP_TO:
+            subtrees = [
+                members for members in (
+                    [i for i, slot in enumerate(slots)
+                     if slot.suffix in suffixes]
+                    for suffixes in self.same_subtrees)
+                if len(members) > 1]
+            for chosen in itertools.product(*[s.choices for s in slots]):
+                if self._valid(slots, chosen, subtrees):
+                    yield self._build(slots, chosen)
+        else:
+            yield from self._depth_first(slots)
+
+    def _valid(self, slots, chosen, subtrees):
+        """Whether the providers ``chosen`` for ``slots`` (one each) break
+        no rule: the checks of ``_depth_first``, made on a whole
+        assignment at once. ``subtrees``: the slot indices of each
+        same_subtree with two slots or more (checked first: it is what
+        rules out most combinations)."""
+        for members in subtrees:
+            if not self._same_subtree([chosen[i] for i in members]):
+                return False
+        inventory = self.snap.inventory
+        consumed = {}
+        granular_used = set()
+        owners = {}
+        for slot, rp_id in zip(slots, chosen):
+            if slot.granular and self.isolate:
+                if rp_id in granular_used:
+                    return False
+                granular_used.add(rp_id)
+            if not self.nested_aware:
+                root = self.snap.providers[rp_id].root_id
+                if owners.setdefault(root, rp_id) != rp_id:
+                    return False
+            for rc_id, amount in slot.amounts.items():
+                key = (rp_id, rc_id)
+                total = consumed.get(key, 0) + amount
+                inv = inventory[key]
+                if total > inv.max_unit or inv.used + total > inv.capacity:
+                    return False
+                consumed[key] = total
+        if self._plain_required:
+            traits = set()
+            for slot, rp_id in zip(slots, chosen):
+                if not slot.granular:
+                    traits |= self._traits(rp_id)
+            if not has_traits(traits, self._plain_required, frozenset()):
+                return False
+        return True
+
+    def _build(self, slots, chosen):
+        """The Candidate of providers ``chosen`` for ``slots``."""
+        uuids = self.uuids
+        allocations, mappings = {}, {}
+        for slot, rp_id in zip(slots, chosen):
+            rp_uuid = uuids[rp_id]
+            if slot.named:
+                entry = allocations.get(rp_uuid)
+                if entry is None:
+                    entry = allocations[rp_uuid] = {'resources': {}}
+                res = entry['resources']
+                for name, amount in slot.named:
+                    res[name] = res.get(name, 0) + amount
+            rps = mappings.get(slot.suffix)
+            if rps is None:
+                mappings[slot.suffix] = [rp_uuid]
+            elif rp_uuid not in rps:
+                rps.append(rp_uuid)
+        return Candidate(allocations, mappings)
+
+    def _depth_first(self, slots):
+        """The candidates of an anchor's ``slots``, depth-first: a
+        partial assignment is abandoned as soon as it breaks a rule or
+        the bounds show the remaining slots cannot all be filled."""
+        snap = self.snap
         count = len(slots)
         bounds = self._bounds(slots)
         last_plain = max((i for i, s in enumerate(slots) if not s.granular),
                          default=-1)
-        plain_group = next((g for g in self.groups if not g.suffix), None)
-        plain_required = plain_group.required if plain_group else ()
+        plain_required = self._plain_required
         subtree_checks = collections.defaultdict(list)
         for suffixes in self.same_subtrees:
             members = [i for i, s in enumerate(slots) if s.suffix in suffixes]
             if members:
                 subtree_checks[max(members)].append(members)
-        named = [[(self.class_names[rc], amount)
-                  for rc, amount in sorted(slot.amounts.items())]
-                 for slot in slots]
-        uuids = self.uuids
         chosen = [None] * count
         consumed = {}
         used = collections.Counter()
@@ -368,26 +495,7 @@ class Search:
                 if not consumed[key]:
                     del consumed[key]
 
-        def build():
-            allocations, mappings = {}, {}
-            for i in range(count):
-                rp_uuid = uuids[chosen[i]]
-                if named[i]:
-                    entry = allocations.get(rp_uuid)
-                    if entry is None:
-                        entry = allocations[rp_uuid] = {'resources': {}}
-                    res = entry['resources']
-                    for name, amount in named[i]:
-                        res[name] = res.get(name, 0) + amount
-                suffix = slots[i].suffix
-                rps = mappings.get(suffix)
-                if rps is None:
-                    mappings[suffix] = [rp_uuid]
-                elif rp_uuid not in rps:
-                    rps.append(rp_uuid)
-            return Candidate(allocations, mappings)
-
-        if not count or not feasible(0):
+        if not feasible(0):
             return
         # Iterative depth-first search: choices[i] walks slot i's
         # providers; a level is left when they run out.
@@ -404,7 +512,7 @@ class Search:
                 i -= 1
                 continue
             if i + 1 == count:
-                yield build()
+                yield self._build(slots, chosen)
             elif feasible(i + 1):
                 i += 1
                 choices[i] = iter(slots[i].choices)

@@ -11,35 +11,71 @@ shows.
 from allocsvc.placement.candidates import loader
 
 
-def summarize(context, snap, candidates, whole_trees, rc_ids=None):
+def _inventories(context, snap, roots, shown, class_names, rc_ids):
+    """{rp id: [(class name, capacity, used)]} of the providers ``shown``
+    of the trees ``roots``. The inventories of the requested classes the
+    loader read are not read again when it read all of them for these
+    providers (it always does, but for providers left out by an
+    aggregate filter): often they are all there is to show."""
+    if not all(snap.fully_read(rp_id) for rp_id in shown):
+        return loader.summary_inventories(context, roots, rc_ids)
+    if rc_ids is None:
+        found = loader.summary_inventories(context, roots,
+                                           but=snap.requested)
+    else:
+        found = {}
+        rc_ids = set(rc_ids) - snap.requested
+        if rc_ids:
+            found = loader.summary_inventories(context, roots, rc_ids)
+    for rp_id in shown:
+        rows = snap.read.get(rp_id)
+        if not rows:
+            continue
+        entries = [(class_names[rc_id], int(capacity), used)
+                   for rc_id, capacity, used in rows]
+        more = found.get(rp_id)
+        if more:
+            entries.extend(more)
+        found[rp_id] = entries
+    return found
+
+
+def summarize(context, snap, candidates, whole_trees, class_names,
+              rc_ids=None):
     """{rp uuid: {'resources': {class: {'capacity', 'used'}}, 'traits',
     'parent_provider_uuid', 'root_provider_uuid'}}.
 
     ``whole_trees``: include every provider of the candidates' trees;
-    ``rc_ids``: only these classes (None: all).
+    ``class_names`` {rc id: name} of the requested classes; ``rc_ids``:
+    only these classes (None: all). Each summary is built once, in the
+    shape the API shows (the handler drops the fields older microversions
+    lack): there can be thousands of them.
     """
     providers = snap.providers
-    ids = {p.uuid: rp_id for rp_id, p in providers.items()}
-    in_candidates = set()
+    used_uuids = set()
     for candidate in candidates:
-        in_candidates.update(candidate.allocations)
-    in_candidates = {ids[rp_uuid] for rp_uuid in in_candidates}
-    roots = {providers[rp].root_id for rp in in_candidates}
+        used_uuids.update(candidate.allocations)
+    shown = [rp_id for rp_id, p in providers.items() if p.uuid in used_uuids]
+    roots = {providers[rp_id].root_id for rp_id in shown}
     if whole_trees:
-        shown = [rp for rp, p in providers.items() if p.root_id in roots]
-    else:
-        shown = sorted(in_candidates)
-    inventory = loader.summary_inventories(context, roots, rc_ids)
+        shown = [rp_id for rp_id, p in providers.items()
+                 if p.root_id in roots]
+    inventory = _inventories(context, snap, roots, shown, class_names,
+                             rc_ids)
+    uuid_of = {rp_id: p.uuid for rp_id, p in providers.items()}
+    traits = snap.traits
     result = {}
     for rp_id in sorted(shown):
         provider = providers[rp_id]
-        parent = providers.get(provider.parent_id)
+        rows = inventory.get(rp_id, ())
+        if len(rows) > 1:
+            rows = sorted(rows)
+        found = traits.get(rp_id)
         result[provider.uuid] = {
-            'resources': {
-                name: {'capacity': capacity, 'used': used}
-                for name, capacity, used in sorted(inventory.get(rp_id, ()))},
-            'traits': sorted(snap.traits.get(rp_id, ())),
-            'parent_provider_uuid': parent.uuid if parent else None,
-            'root_provider_uuid': providers[provider.root_id].uuid,
+            'resources': {name: {'capacity': capacity, 'used': used}
+                          for name, capacity, used in rows},
+            'traits': sorted(found) if found else [],
+            'parent_provider_uuid': uuid_of.get(provider.parent_id),
+            'root_provider_uuid': uuid_of[provider.root_id],
         }
     return result

@@ -27,6 +27,9 @@ def _allocation_requests(req, result):
 
 def _provider_summaries(req, result):
     want = util.want_version(req)
+    if want >= (1, 29):
+        # The engine builds them with every field this version shows.
+        return result.provider_summaries
     shown = {}
     for rp_uuid, summary in result.provider_summaries.items():
         item = {'resources': summary['resources']}
@@ -54,11 +57,13 @@ def list_allocation_candidates(req):
     want = util.want_version(req)
     util.validate_query(req, schema.get_schema(want), multi=set(req.GET))
     groups, wide = request.parse(list(req.GET.items()), want)
-    result = candidates.find(
-        context, groups, wide, limit=_limit(req, wide),
-        nested_aware=want >= (1, 29),
-        randomize=util.conf(req).placement.randomize_allocation_candidates,
-        all_classes=want >= (1, 27))
-    body = {'allocation_requests': _allocation_requests(req, result),
-            'provider_summaries': _provider_summaries(req, result)}
-    return util.json_response(req, body)
+    with candidates.gc_paused():
+        result = candidates.find(
+            context, groups, wide, limit=_limit(req, wide),
+            nested_aware=want >= (1, 29),
+            randomize=util.conf(
+                req).placement.randomize_allocation_candidates,
+            all_classes=want >= (1, 27))
+        body = {'allocation_requests': _allocation_requests(req, result),
+                'provider_summaries': _provider_summaries(req, result)}
+        return util.json_response(req, body)

@@ -169,7 +169,9 @@ def json_response(req, data, status=200, last_modified=None):
     """A JSON response; cache headers are added from microversion 1.15."""
     resp = webob.Response(status=status, content_type='application/json',
                           charset=None)
-    resp.body = json.dumps(data).encode('utf-8')
+    # Bodies are fresh trees of dicts and lists, never cyclic: checking
+    # for cycles was a third of the encoding time of large answers.
+    resp.body = json.dumps(data, check_circular=False).encode('utf-8')
     if want_version(req) >= (1, 15):
         resp.last_modified = last_modified or timeutils.utcnow(
             with_timezone=True)
