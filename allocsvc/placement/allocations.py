@@ -10,10 +10,12 @@ A write runs in stages (``replace``):
 2. The projects, users and consumer types are interned
    (``consumers.intern_ids``, transactions of their own).
 3. A new writer transaction whose first statements bump the generation of
-   every touched provider, in ascending id order, by compare-and-swap
-   (``lock_providers``). A provider whose generation moved since stage 1
-   means another writer committed meanwhile: this transaction is given up
-   and the whole thing starts again at stage 1 in fresh transactions, a
+   every touched provider, in ascending id order (``bump_providers``):
+   ``generation = generation + 1``. Each update waits for the row lock of
+   any writer of that provider still in flight and holds it until commit,
+   so competing writers of a provider queue in the database, in order,
+   and never deadlock on providers. A provider deleted meanwhile is the
+   only reason to start again at stage 1 (where it then is a 400), a
    bounded number of times ([placement] allocation_conflict_retry_count)
    before answering 409 placement.concurrent_update.
 
@@ -25,6 +27,16 @@ A write runs in stages (``replace``):
    statement, so the usage read afterwards is the latest committed one on
    both. (Re-checking capacity inside the transaction that lost the race,
    as Placement does, reads a stale snapshot on MySQL and overcommits.)
+
+   The generations read in stage 1 are not compared here: what stage 4
+   decides on is read after the locks (usage, inventories), or guarded
+   by the consumer generation (the consumer's own allocations), so a
+   writer that committed in between changes nothing but the usage read.
+   Comparing them made every writer that queued behind another give up,
+   sleep and plan again, and under contention on one provider most of
+   the work was such retries. The reshaper, whose inventory changes were
+   computed from the provider generations its client sent, still swaps
+   them (``lock_providers``) and starts again when one moved.
 4. Still in that transaction (``write``): each consumer's generation is
    swapped (or the consumer created), the inventories and current usage of
    the touched (provider, class) pairs are read in one query and checked,
@@ -213,9 +225,11 @@ def intern_ids(context, requests):
 
 
 def lock_providers(context, generations):
-    """Stage 3, the first statements of the writer transaction: bump each
-    provider of ``generations`` ({id: (uuid, generation read)}) in id
-    order. ProviderChanged if one moved meanwhile.
+    """Stage 3 of a reshape, the first statements of its writer
+    transaction: bump each provider of ``generations`` ({id: (uuid,
+    generation read)}) in id order by compare-and-swap. ProviderChanged
+    if one moved meanwhile (the reshape's inventories were computed from
+    those generations).
 
     UPDATE resource_providers SET generation = :g + 1
     WHERE id = :id AND generation = :g
@@ -229,6 +243,30 @@ def lock_providers(context, generations):
             .values(generation=generation + 1, updated_at=now))
         if result.rowcount != 1:
             raise ProviderChanged(uuid)
+
+
+def bump_providers(context, providers):
+    """Stage 3 of an allocation write, the first statements of the writer
+    transaction: bump the generation of each provider of ``providers``
+    ({id: uuid}) in id order, taking its row lock (waiting for writers in
+    flight). ProviderChanged if one no longer exists.
+
+    UPDATE resource_providers SET generation = generation + 1
+    WHERE id = :id
+    """
+    now = timeutils.utcnow()
+    for rp_id in sorted(providers):
+        result = context.session.execute(
+            _BUMP, {'rp_id': rp_id, 'now': now})
+        if result.rowcount != 1:
+            raise ProviderChanged(providers[rp_id])
+
+
+# Built once: it runs once per provider of every allocation write.
+_BUMP = (_RP.update()
+         .where(_RP.c.id == sa.bindparam('rp_id'))
+         .values(generation=_RP.c.generation + 1,
+                 updated_at=sa.bindparam('now')))
 
 
 def _capacity_rows(context, pairs):
@@ -367,7 +405,8 @@ def write(context, plan, ids):
 @db_api.retry_on_deadlock
 @db_api.writer
 def _write(context, plan, ids):
-    lock_providers(context, plan.lock_targets())
+    bump_providers(context, {rp_id: uuid for rp_id, (uuid, _generation)
+                             in plan.lock_targets().items()})
     write(context, plan, ids)
 
 
@@ -396,7 +435,7 @@ def replace(context, requests, attempts,
             class_error_prefix='Unable to allocate inventory: '):
     """Make each ConsumerAllocations of ``requests`` the whole set of
     allocations of its consumer, in one transaction (stages 1-4), trying
-    up to ``attempts`` times while providers change under us."""
+    up to ``attempts`` times while providers are deleted under us."""
     ids = None
     uuid = None
     for attempt in range(attempts):
