@@ -35,14 +35,25 @@ def tune_engine(engine):
 
     def _begin(connection):
         # oslo.db already turned the driver's own BEGIN off and emits a
-        # plain (deferred) BEGIN unless 'in_transaction' is set: this
-        # listener runs first and takes its place.
+        # plain (deferred) BEGIN unless 'in_transaction' is set: when
+        # this listener runs first, it takes its place.
         if 'in_transaction' not in connection.info:
             connection.exec_driver_sql('BEGIN IMMEDIATE')
             connection.info['in_transaction'] = True
 
+    def _immediate(connection, cursor, statement, parameters, context,
+                   executemany):
+        # SQLAlchemy 2.1 ignores insert=True for engine listeners, so
+        # oslo.db's listener runs first and emits its plain BEGIN: make
+        # that BEGIN an immediate one, whichever listener emits it.
+        if statement == 'BEGIN':
+            statement = 'BEGIN IMMEDIATE'
+        return statement, parameters
+
     sa.event.listen(engine, 'connect', _connect)
     sa.event.listen(engine, 'begin', _begin, insert=True)
+    sa.event.listen(engine, 'before_cursor_execute', _immediate,
+                    retval=True)
 
 
 context_manager = enginefacade.transaction_context()
