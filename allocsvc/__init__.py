@@ -1,0 +1,23 @@
+"""allocsvc: a Placement-compatible API and a bare-metal allocation
+service.
+
+Importing the package selects oslo.service's threading backend.
+oslo.messaging imports ``oslo_service.service``, and that import fixes
+oslo.service's backend for the life of the process (eventlet unless told
+otherwise), so the choice must come before anything loads either
+library. allocsvc runs on native threads and never monkey-patches.
+"""
+
+import logging as _logging
+
+from oslo_service import backend as _service_backend
+
+try:
+    _service_backend.init_backend(_service_backend.BackendType.THREADING)
+except _service_backend.exceptions.BackendAlreadySelected:
+    # A tool that loaded oslo.messaging before allocsvc (the sample
+    # config generator, say). allocsvc's own commands and WSGI entry
+    # point import this package first, so its services never get here.
+    _logging.getLogger(__name__).warning(
+        'oslo.service backend already selected (%s); allocsvc expects '
+        'the threading backend', _service_backend.get_backend_type())

@@ -1,9 +1,13 @@
 """``allocsvc-all``: the whole service in one process.
 
-Serves the API on ``[api] host_ip``:``port`` (``/placement``, and the
-service root) and the Placement API at the root of ``[api]
-placement_port``. An embedded SQLite database is created or upgraded on
-start; other databases are upgraded with ``allocsvc-dbsync``.
+Serves the API on ``[api] host_ip``:``port`` (``/v1``, ``/placement``,
+and the service root) and the Placement API at the root of ``[api]
+placement_port``, and runs a conductor in the same process, on threads.
+Without a ``[DEFAULT] transport_url`` the API and the conductor talk
+over oslo.messaging's in-process ``fake://`` transport; with one, over
+that broker (so more conductors may join). An embedded SQLite database
+is created or upgraded on start; other databases are upgraded with
+``allocsvc-dbsync``.
 """
 
 import sys
@@ -13,6 +17,9 @@ from oslo_log import log as logging
 from allocsvc.api import app as api_app
 from allocsvc.cmd import server
 from allocsvc.common import config
+from allocsvc.common import rpc
+from allocsvc.conductor import rpcapi
+from allocsvc.conductor import service as conductor_service
 from allocsvc.db import api as db_api
 from allocsvc.db import migration
 
@@ -31,13 +38,22 @@ def main(argv=None):
                   '"allocsvc-dbsync --config-file ... upgrade" first.')
         return 1
     api_app.prepare_database(conf)
-    servers = [server.make_server(conf.api.host_ip, conf.api.port,
-                                  api_app.setup_app(conf, prepare_db=False))]
-    if conf.api.placement_port:
-        servers.append(server.make_server(
-            conf.api.host_ip, conf.api.placement_port,
-            api_app.placement_app(conf)))
-    return server.serve_forever(servers)
+    url = None if rpc.transport_configured(conf) else rpc.FAKE_URL
+    transport = rpc.get_transport(conf, url=url)
+    conductor = conductor_service.ConductorService(conf, transport=transport)
+    conductor.start()
+    try:
+        app = api_app.setup_app(conf, prepare_db=False,
+                                rpcapi=rpcapi.ConductorAPI(conf, transport))
+        servers = [server.make_server(conf.api.host_ip, conf.api.port, app)]
+        if conf.api.placement_port:
+            servers.append(server.make_server(
+                conf.api.host_ip, conf.api.placement_port,
+                api_app.placement_app(conf)))
+        return server.serve_forever(servers)
+    finally:
+        conductor.stop()
+        transport.cleanup()
 
 
 if __name__ == '__main__':

@@ -6,14 +6,42 @@ Options are registered on a ConfigOpts object passed in by the caller
 """
 
 import copy
+import importlib
+import socket
 
 from oslo_config import cfg
 from oslo_db import options as db_options
 from oslo_log import log
+from oslo_messaging import opts as messaging_opts
+from oslo_messaging import transport as messaging_transport
 from oslo_middleware import cors
 from oslo_policy import opts as policy_opts
 
 DEFAULT_SQLITE_CONNECTION = 'sqlite:///allocsvc.sqlite'
+
+# Options that oslo.messaging reads in every RPC call and cast but
+# registers on the global cfg.CONF only, and leaves out of its list_opts:
+# (module, attribute, group), imported as oslo.messaging's own conf
+# fixture does for other ConfigOpts; absent from older releases.
+_MESSAGING_HIDDEN_OPTS = (
+    ('oslo_messaging._metrics.client', 'oslo_messaging_metrics',
+     'oslo_messaging_metrics'),
+    ('oslo_messaging._tracing.client', 'oslo_messaging_tracing',
+     'oslo_messaging_tracing'),
+)
+
+# The exchange RPC topics live in unless [DEFAULT] control_exchange says
+# otherwise (oslo.messaging's default is "openstack").
+CONTROL_EXCHANGE = 'allocsvc'
+
+default_opts = [
+    cfg.StrOpt(
+        'host', default=socket.gethostname(), sample_default='localhost',
+        help='The name of this service host. A conductor registers under '
+             'it, receives its RPC messages on it and writes it into the '
+             'nodes it locks, so every conductor must have its own: give '
+             'each conductor on one machine a different value.'),
+]
 
 api_opts = [
     cfg.HostAddressOpt(
@@ -86,10 +114,80 @@ placement_opts = [
 ]
 
 
+conductor_opts = [
+    cfg.IntOpt(
+        'workers_pool_size', default=16, min=1,
+        help='How many threads of a conductor run allocations at once.'),
+    cfg.IntOpt(
+        'workers_pool_backlog', default=256, min=0,
+        help='How many allocations may wait for a free worker thread. A '
+             'conductor whose workers and backlog are all taken leaves a '
+             'new allocation "allocating" in the database, and its '
+             'periodic check (check_allocations_interval) starts it later: '
+             'no allocation is lost.'),
+    cfg.IntOpt(
+        'node_locked_retry_attempts', default=3, min=0,
+        help='How many more times an allocation tries the suitable nodes '
+             'that were locked by another operation, once it has tried '
+             'every candidate, before it fails.'),
+    cfg.FloatOpt(
+        'node_locked_retry_interval', default=1.0, min=0,
+        help='Seconds between two such attempts.'),
+    cfg.FloatOpt(
+        'heartbeat_interval', default=10.0, min=0.1,
+        help='Seconds between two heartbeats of a conductor (written to '
+             'its database row).'),
+    cfg.FloatOpt(
+        'heartbeat_timeout', default=60.0, min=0.1,
+        help='A conductor whose last heartbeat is older than this many '
+             'seconds is taken for dead: the API no longer sends it work, '
+             'and the other conductors take over its unfinished '
+             'allocations and release its node locks. Keep it several '
+             'times heartbeat_interval.'),
+    cfg.FloatOpt(
+        'check_allocations_interval', default=60.0, min=0,
+        help='Seconds between two runs of the periodic check that takes '
+             'over the "allocating" allocations of dead conductors, '
+             'restarts those a live conductor has left unfinished for '
+             'stuck_allocation_timeout, and starts this conductor\'s own '
+             'allocations that found no free worker. 0 disables it.'),
+    cfg.FloatOpt(
+        'stuck_allocation_timeout', default=120.0, min=0.1,
+        help='An allocation that a live conductor has left "allocating" '
+             'and unchanged for this many seconds is taken over by the '
+             'conductor whose periodic check finds it, and run again. '
+             'Running one twice is harmless: only the conductor that owns '
+             'an allocation can bind it to a node.'),
+    cfg.StrOpt(
+        'coordination_backend_url', default='', secret=True,
+        help='A tooz coordination backend (for example '
+             'redis://127.0.0.1:6379 or etcd3+http://127.0.0.1:2379) in '
+             'whose group each conductor keeps a membership; a conductor '
+             'that drops out of the group is taken for dead without '
+             'waiting for heartbeat_timeout. Empty: liveness comes from the '
+             'database heartbeats alone. Every conductor must use the same '
+             'backend.'),
+]
+
+
 def register_opts(conf):
     """Register every option allocsvc reads on ``conf``."""
+    conf.register_opts(default_opts)
     conf.register_opts(api_opts, group='api')
     conf.register_opts(placement_opts, group='placement')
+    conf.register_opts(conductor_opts, group='conductor')
+    # oslo.messaging registers its options when a transport is made; they
+    # are registered here too so that the configuration can be inspected
+    # first (is a transport_url set?), with allocsvc's exchange default.
+    messaging_transport.set_transport_defaults(CONTROL_EXCHANGE)
+    for group, opts in messaging_opts.list_opts():
+        conf.register_opts(opts, group=group)
+    for module, attribute, group in _MESSAGING_HIDDEN_OPTS:
+        try:
+            opts = getattr(importlib.import_module(module), attribute)
+        except (ImportError, AttributeError):
+            continue
+        conf.register_opts(opts, group=group)
     db_options.set_defaults(conf, connection=DEFAULT_SQLITE_CONNECTION)
     log.register_options(conf)
     conf.register_opts(cors.CORS_OPTS, group='cors')
@@ -98,6 +196,7 @@ def register_opts(conf):
 
 def set_lib_defaults():
     """Defaults allocsvc wants for options owned by libraries."""
+    messaging_transport.set_transport_defaults(CONTROL_EXCHANGE)
     cors.set_defaults(
         allow_headers=['X-Auth-Token', 'X-Openstack-Request-Id',
                        'OpenStack-API-Version', 'Content-Type'],
@@ -110,7 +209,9 @@ def set_lib_defaults():
 def list_opts():
     """Options of allocsvc itself, for oslo-config-generator."""
     return [
+        ('DEFAULT', copy.deepcopy(default_opts)),
         ('api', copy.deepcopy(api_opts)),
+        ('conductor', copy.deepcopy(conductor_opts)),
         ('placement', copy.deepcopy(placement_opts)),
     ]
 

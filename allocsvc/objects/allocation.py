@@ -68,6 +68,15 @@ class Allocation(base.AllocsvcObject):
         return cls._from_records(context, db_allocations.list_allocations(
             context, filters, limit, marker, sort_key, sort_dir))
 
+    @classmethod
+    def backfill(cls, context, values, node_id, conductor_id,
+                 locked_by=None):
+        """Insert an allocation from ``values`` and bind it to the
+        (deployed) node ``node_id`` in one transaction; see
+        ``allocsvc.db.baremetal.allocations.backfill``."""
+        return cls._from_record(context, db_allocations.backfill(
+            context, values, node_id, conductor_id, locked_by=locked_by))
+
     def create(self, context=None):
         """Insert the fields set so far; the state is the initial one."""
         values = self.obj_get_changes()

@@ -144,6 +144,10 @@ def create_allocation(context, values):
     from ``values`` (column names; a UUID is generated if missing) and
     return it. AllocationAlreadyExists / AllocationDuplicateName on a
     unique clash."""
+    return _insert(context, values)
+
+
+def _insert(context, values):
     if 'state' in values:
         raise exception.InvalidParameterValue(
             'An allocation starts in the initial state.')
@@ -246,6 +250,12 @@ def bind(context, allocation_id, node_id, conductor_id, locked_by=None,
     Nodes are written before allocations here as everywhere, so two
     transactions never wait on each other in opposite orders.
     """
+    return _bind(context, allocation_id, node_id, conductor_id, locked_by,
+                 backfill)
+
+
+def _bind(context, allocation_id, node_id, conductor_id, locked_by,
+          backfill):
     allocation = get_in_transaction(context, allocation_id)
     node = context.session.execute(
         sa.select(_NODE.c.uuid, _NODE.c.instance_uuid,
@@ -291,11 +301,33 @@ def bind(context, allocation_id, node_id, conductor_id, locked_by=None,
 
 @db_api.retry_on_deadlock
 @db_api.writer
+def backfill(context, values, node_id, conductor_id, locked_by=None):
+    """Record an allocation for a node that is already deployed: insert
+    it from ``values`` (as ``create_allocation``), owned by
+    ``conductor_id``, and bind it to node ``node_id`` (as ``bind`` with
+    ``backfill=True``), in one transaction; return it. Either both
+    happen or, whatever fails, no row is left behind."""
+    allocation = _insert(context, dict(values,
+                                       conductor_affinity=conductor_id))
+    return _bind(context, allocation.id, node_id, conductor_id, locked_by,
+                 backfill=True)
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
 def destroy_allocation(context, allocation_id, conductor_id=ANY):
     """Delete the allocation and free its node in one transaction: the
     node loses ``instance_uuid`` and ``allocation_id``.
     AllocationNotFound if it is gone (AllocationAffinityLost if
     ``conductor_id`` no longer owns it)."""
+    # Write the allocation row first: this waits for a bind of it that is
+    # committing, so the node update below sees the node that bind took.
+    # (Otherwise PostgreSQL, whose UPDATE skips rows that do not match
+    # its snapshot, would leave that node with the deleted allocation's
+    # instance_uuid.) A bind that comes later finds no allocation.
+    context.session.execute(
+        _ALLOC.update().where(_ALLOC.c.id == allocation_id)
+        .values(updated_at=timeutils.utcnow()))
     allocation = get_in_transaction(context, allocation_id)
     context.session.execute(
         _NODE.update().where(_NODE.c.allocation_id == allocation_id)

@@ -68,16 +68,16 @@ def register(context, hostname, drivers=None, conductor_group=''):
         _COND.update().where(_COND.c.hostname == hostname).values(**values))
     if result.rowcount != 1:
         try:
-            # A savepoint: PostgreSQL aborts the transaction otherwise.
-            with context.session.begin_nested():
-                context.session.execute(_COND.insert().values(
-                    hostname=hostname, created_at=now, **values))
-        except db_exc.DBDuplicateEntry:
-            # Another process registered the same host name at once; the
-            # retry decorator does not cover this, so update its row.
-            context.session.execute(
-                _COND.update().where(_COND.c.hostname == hostname)
-                .values(**values))
+            context.session.execute(_COND.insert().values(
+                hostname=hostname, created_at=now, **values))
+        except db_exc.DBDuplicateEntry as exc:
+            # Another process registered the same host name at once: run
+            # the whole transaction again, and the update finds its row.
+            # (No savepoint here: a deadlock between conductors starting
+            # together -- gap locks of the update that matched nothing --
+            # rolls MySQL's transaction back, savepoint included, and must
+            # reach the retry decorator as the deadlock it is.)
+            raise db_exc.RetryRequest(exc)
     return Conductor(_get(context, hostname))
 
 

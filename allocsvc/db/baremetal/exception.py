@@ -96,6 +96,15 @@ class AllocationAffinityLost(exception.Conflict):
             % (allocation, conductor_id))
 
 
+class AllocationFailed(InvalidParameterValue):
+    """An allocation cannot be made as asked: a backfill that does not
+    match its node (upstream answers this with a 500)."""
+
+    def __init__(self, allocation, reason):
+        super().__init__('Failed to process allocation %s: %s.'
+                         % (allocation, reason))
+
+
 class TooManyTraits(InvalidParameterValue):
     def __init__(self, node, maximum):
         super().__init__(

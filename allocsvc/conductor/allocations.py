@@ -1,0 +1,324 @@
+"""The database allocation algorithm, in named stages, and backfill.
+
+``allocate`` finishes one ``allocating`` allocation that this conductor
+owns:
+
+1. ``_load``       the allocation; stop if it is gone, final, or owned
+                   by another conductor now.
+2. ``_candidates`` the nodes it may take, traits matched in SQL; none ->
+                   error, saying why (Ironic's words).
+3. ``order_candidates`` shuffled (so that concurrent allocations spread
+                   over the nodes), the node named like the allocation
+                   first.
+4. ``_reserve``    node by node: take its lock without waiting
+                   (``_reserve_one``), re-check it under the lock
+                   (``unsuitable``), bind it (one transaction, conditional
+                   on the lock and on this conductor still owning the
+                   allocation). Nodes that were locked are tried again,
+                   ``retry_attempts`` more times ``retry_interval`` apart;
+                   then error.
+
+Outcomes: ``active``; ``error`` with ``last_error`` ("Failed to process
+allocation <uuid>: <reason>.", or "Unexpected exception during
+allocation: ..." for a bug or an outage); or nothing written, when the
+allocation stopped being this conductor's business (deleted, taken over
+by another conductor, finished elsewhere). An allocation is never left
+``allocating`` by a failure here, except when even writing the error
+fails; the owner's periodic check runs it again then.
+
+``backfill`` records an allocation for a node that is already deployed:
+checked under the node's lock, inserted and bound in one transaction,
+all or nothing.
+
+Nothing here reads configuration: the caller passes the host name, the
+conductor id and the retry settings.
+"""
+
+import random
+import time
+
+from oslo_log import log as logging
+from oslo_utils import uuidutils
+
+from allocsvc import objects
+from allocsvc.common import states
+from allocsvc.db.baremetal import allocations as db_allocations
+from allocsvc.db.baremetal import candidates as db_candidates
+from allocsvc.db.baremetal import exception
+from allocsvc.db.baremetal import locking
+
+LOG = logging.getLogger(__name__)
+
+# What happened to one candidate node.
+BOUND = 'bound'
+LOCKED = 'locked'
+UNSUITABLE = 'unsuitable'
+
+# The allocation is no longer this conductor's to finish.
+_GONE = (exception.AllocationNotFound, exception.AllocationAffinityLost,
+         states.InvalidTransition)
+
+
+class _Stop(Exception):
+    """Stop working on the allocation and write nothing."""
+
+
+class _Failure(Exception):
+    """The allocation fails, for the reason given."""
+
+
+# -- pure helpers ------------------------------------------------------------
+
+def order_candidates(candidates, name=None, rng=random):
+    """The candidates in the order to try them: shuffled with ``rng``,
+    then the one named ``name`` (if any) moved to the front."""
+    ordered = list(candidates)
+    rng.shuffle(ordered)
+    if name:
+        for index, candidate in enumerate(ordered):
+            if candidate.name == name:
+                ordered.insert(0, ordered.pop(index))
+                break
+    return ordered
+
+
+def unsuitable(node, allocation):
+    """Why ``node`` (read under its lock) cannot take ``allocation`` any
+    more, or None if it still can: the candidate query's conditions,
+    checked again now that nobody else can change the node."""
+    if node.resource_class != allocation.resource_class:
+        return 'its resource class is now %s' % node.resource_class
+    if node.provision_state != states.AVAILABLE:
+        return 'its provision state is now %s' % node.provision_state
+    if node.maintenance:
+        return 'it is in maintenance'
+    if node.power_state is None:
+        return 'its power state is unknown'
+    if node.instance_uuid is not None or node.allocation_id is not None:
+        return 'it is associated with instance %s' % node.instance_uuid
+    missing = set(allocation.traits or ()) - set(node.traits)
+    if missing:
+        return 'it lacks the traits %s' % ', '.join(sorted(missing))
+    if allocation.candidate_nodes and \
+            node.uuid not in allocation.candidate_nodes:
+        return 'it is not among the candidate nodes'
+    if allocation.owner and allocation.owner not in (node.owner,
+                                                     node.lessee):
+        return 'it is neither owned nor leased by %s' % allocation.owner
+    return None
+
+
+def failure_message(allocation_uuid, reason):
+    return 'Failed to process allocation %s: %s.' % (allocation_uuid, reason)
+
+
+def unexpected_message(exc):
+    return 'Unexpected exception during allocation: %s' % exc
+
+
+# -- the algorithm -----------------------------------------------------------
+
+def allocate(context, allocation_id, host, conductor_id, retry_attempts=3,
+             retry_interval=1.0, rng=random, sleep=time.sleep):
+    """Finish allocation ``allocation_id`` as conductor ``conductor_id``
+    (whose host name ``host`` goes into the node locks). Returns the
+    allocation record as written, or None if nothing was written."""
+    try:
+        allocation = _load(context, allocation_id, conductor_id)
+    except _Stop as stop:
+        LOG.debug('Allocation %s: nothing to do (%s)', allocation_id, stop)
+        return None
+    try:
+        candidates = _candidates(context, allocation)
+        ordered = order_candidates(candidates, allocation.name, rng)
+        return _reserve(context, allocation, ordered, host, conductor_id,
+                        retry_attempts, retry_interval, sleep)
+    except _Stop as stop:
+        LOG.info('Allocation %s: stopped, %s', allocation.uuid, stop)
+        return None
+    except _Failure as failure:
+        LOG.info('Allocation %s failed: %s', allocation.uuid, failure)
+        return _fail(context, allocation, conductor_id,
+                     failure_message(allocation.uuid, failure))
+    except Exception as exc:
+        LOG.exception('Unexpected exception during allocation %s',
+                      allocation.uuid)
+        return _fail(context, allocation, conductor_id,
+                     unexpected_message(exc))
+
+
+def _load(context, allocation_id, conductor_id):
+    try:
+        allocation = db_allocations.get_by_id(context, allocation_id)
+    except exception.AllocationNotFound:
+        raise _Stop('it was deleted')
+    if allocation.state != states.ALLOCATING:
+        raise _Stop('it is %s already' % allocation.state)
+    if allocation.conductor_affinity != conductor_id:
+        raise _Stop('conductor %s handles it'
+                    % allocation.conductor_affinity)
+    return allocation
+
+
+def _candidates(context, allocation):
+    args = (context, allocation.resource_class, allocation.traits,
+            allocation.candidate_nodes, allocation.owner)
+    candidates = db_candidates.find_candidates(*args)
+    if not candidates:
+        raise _Failure(db_candidates.explain_no_candidates(*args))
+    return candidates
+
+
+def _reserve(context, allocation, candidates, host, conductor_id,
+             retry_attempts, retry_interval, sleep):
+    """Bind the first candidate that can be locked and still fits;
+    return the allocation bound. Locked ones get ``retry_attempts`` more
+    passes."""
+    pending = candidates
+    for attempt in range(retry_attempts + 1):
+        if attempt:
+            sleep(retry_interval)
+            # Waiting is the moment the allocation may have been
+            # deleted or taken over: do not keep nodes locked for it.
+            _load(context, allocation.id, conductor_id)
+        locked = []
+        for candidate in pending:
+            outcome, bound = _reserve_one(context, allocation, candidate,
+                                          host, conductor_id)
+            if outcome == BOUND:
+                LOG.info('Allocation %s: node %s', allocation.uuid,
+                         candidate.uuid)
+                return bound
+            if outcome == LOCKED:
+                locked.append(candidate)
+        if not locked:
+            raise _Failure('all nodes were filtered out during reservation')
+        pending = locked
+    raise _Failure('could not reserve any of %d suitable nodes'
+                   % len(candidates))
+
+
+def _reserve_one(context, allocation, candidate, host, conductor_id):
+    """Lock, re-check and bind one node: ``(outcome, allocation bound or
+    None)``."""
+    bound = None
+    try:
+        with locking.node_lock(context, candidate.id, host) as node:
+            reason = unsuitable(node, allocation)
+            if reason is not None:
+                LOG.debug('Allocation %s: skipping node %s: %s',
+                          allocation.uuid, node.uuid, reason)
+                return UNSUITABLE, None
+            bound = _bind(context, allocation, node, host, conductor_id)
+            if bound is None:
+                return UNSUITABLE, None
+    except exception.NodeLocked:
+        return LOCKED, None
+    except exception.NodeNotFound:
+        return UNSUITABLE, None
+    except exception.NodeNotLocked:
+        # Our lock was broken (we were taken for dead) and released by
+        # someone else: the bind, conditional on the lock, tells.
+        if bound is None:
+            return UNSUITABLE, None
+    return BOUND, bound
+
+
+def _bind(context, allocation, node, host, conductor_id):
+    try:
+        return db_allocations.bind(context, allocation.id, node.id,
+                                   conductor_id, locked_by=host)
+    except (exception.NodeNotAvailable, exception.NodeAssociated,
+            exception.NodeNotFound) as exc:
+        LOG.debug('Allocation %s: node %s: %s', allocation.uuid, node.uuid,
+                  exc)
+        return None
+    except exception.InstanceAssociated as exc:
+        # The allocation's UUID is some other node's instance: no node
+        # can take it.
+        raise _Failure(exc.message.rstrip('.'))
+    except _GONE as exc:
+        raise _Stop(exc.message)
+
+
+def _fail(context, allocation, conductor_id, last_error):
+    try:
+        return db_allocations.fail_allocation(context, allocation.id,
+                                              conductor_id, last_error)
+    except _GONE as exc:
+        LOG.info('Allocation %s: not recording the failure: %s',
+                 allocation.uuid, exc)
+    except Exception:
+        LOG.exception('Allocation %s: cannot record its failure; it stays '
+                      'allocating until the periodic check runs it again',
+                      allocation.uuid)
+    return None
+
+
+# -- backfill ----------------------------------------------------------------
+
+def backfill_mismatch(node, values):
+    """Why an allocation with ``values`` cannot describe the deployed
+    ``node``, or None."""
+    if node.provision_state != states.ACTIVE:
+        return 'its provision state is %s, not %s' % (node.provision_state,
+                                                      states.ACTIVE)
+    if node.maintenance:
+        return 'it is in maintenance'
+    if values.get('resource_class') != node.resource_class:
+        return 'its resource class %s is not the requested %s' % (
+            node.resource_class, values.get('resource_class'))
+    missing = set(values.get('traits') or ()) - set(node.traits)
+    if missing:
+        return 'it lacks the requested traits %s' % ', '.join(
+            sorted(missing))
+    candidates = values.get('candidate_nodes') or ()
+    if candidates and node.uuid not in candidates and \
+            node.name not in candidates:
+        return 'it is not one of the candidate nodes'
+    return None
+
+
+def backfill(context, values, node_id, host, conductor_id,
+             retry_attempts=3, retry_interval=1.0):
+    """Record an ``active`` allocation from ``values`` for the deployed
+    node ``node_id``, under the node's lock; return it as an
+    ``objects.Allocation``. On any failure nothing is written:
+
+    * AllocationFailed (400): the node is not active, in maintenance, or
+      does not match the resource class, traits or candidate nodes;
+    * NodeAssociated (409): the node runs another instance;
+    * InstanceAssociated (409): the allocation's UUID is another node's
+      instance;
+    * AllocationAlreadyExists / AllocationDuplicateName (409);
+    * NodeLocked (409) if the lock cannot be had after the retries;
+      NodeNotFound (404).
+    """
+    values = dict(values)
+    if not values.get('uuid'):
+        values['uuid'] = uuidutils.generate_uuid()
+    for name in ('traits', 'candidate_nodes'):
+        values[name] = list(values.get(name) or [])
+    result = None
+    try:
+        with locking.node_lock(context, node_id, host, retry_attempts,
+                               retry_interval) as node:
+            if values.get('resource_class') is None:
+                values['resource_class'] = node.resource_class
+            reason = backfill_mismatch(node, values)
+            if reason is not None:
+                raise exception.AllocationFailed(
+                    values['uuid'],
+                    'Cannot backfill an allocation for node %s: %s'
+                    % (node.uuid, reason))
+            if node.instance_uuid not in (None, values['uuid']):
+                raise exception.NodeAssociated(node.uuid,
+                                               node.instance_uuid)
+            result = objects.Allocation.backfill(
+                context, values, node.id, conductor_id, locked_by=host)
+    except exception.NodeNotLocked:
+        if result is None:
+            raise
+    LOG.info('Allocation %s backfilled for node %s', result.uuid,
+             result.node_uuid)
+    return result

@@ -1,0 +1,200 @@
+"""The conductor's RPC endpoint and its worker pool.
+
+``ConductorManager`` answers the two RPC methods of
+``allocsvc.conductor.rpcapi`` (only methods marked ``@messaging.expose``
+are reachable over RPC) and runs allocations in a futurist thread pool.
+
+Work is never lost to a full pool: the API writes the allocation
+(``allocating``, owned by this conductor) before it casts, so an
+allocation the pool cannot take stays in the database, and the periodic
+check (``resume``) starts it once there is room. The pool holds
+``[conductor] workers_pool_size`` threads and at most
+``workers_pool_backlog`` allocations waiting for one. The same
+allocation is never queued twice in one conductor: a cast, the start-up
+resume and the periodic check may all name it.
+
+Between conductors, ownership is ``conductor_affinity``: ``take_over``
+moves allocations of dead conductors (or stuck under live ones) to this
+one by compare-and-swap, and each write of the algorithm is conditional
+on it, so a conductor that lost an allocation stops when it next writes.
+"""
+
+import threading
+
+import futurist
+from futurist import waiters
+from oslo_log import log as logging
+import oslo_messaging as messaging
+
+from allocsvc import objects
+from allocsvc.common import context as ctx
+from allocsvc.common import rpc
+from allocsvc.conductor import allocations
+from allocsvc.db.baremetal import allocations as db_allocations
+
+LOG = logging.getLogger(__name__)
+
+# Version 1.0: create_allocation (cast), backfill_allocation (call)
+RPC_API_VERSION = '1.0'
+
+
+def _worker_context(context=None):
+    """A context of the conductor's own for work that outlives the
+    request, keeping the request's id for the logs."""
+    request_id = None
+    if context is not None:
+        request_id = context.global_request_id or context.request_id
+    return ctx.RequestContext(is_admin=True, roles=['admin'],
+                              global_request_id=request_id)
+
+
+class ConductorManager:
+    """The RPC endpoint of conductor ``host`` (database id
+    ``conductor_id``)."""
+
+    target = messaging.Target(version=RPC_API_VERSION)
+
+    def __init__(self, conf, host, conductor_id):
+        objects.register_all()
+        self.conf = conf
+        self.host = host
+        self.conductor_id = conductor_id
+        options = conf.conductor
+        self._capacity = (options.workers_pool_size +
+                          options.workers_pool_backlog)
+        self._pool = futurist.ThreadPoolExecutor(
+            max_workers=options.workers_pool_size)
+        self._lock = threading.Lock()
+        self._in_flight = {}        # allocation id -> future
+        self._stopped = False
+
+    # -- RPC methods ---------------------------------------------------------
+
+    @messaging.expose
+    def create_allocation(self, context, allocation):
+        """Cast by the API once it has written ``allocation``
+        (``allocating``, owned by this conductor): run it in the pool."""
+        if allocation.conductor_affinity is None:
+            # Written with no owner: claim it like an orphan.
+            if not db_allocations.take_over(_worker_context(context),
+                                            allocation.id, None,
+                                            self.conductor_id):
+                return
+        elif allocation.conductor_affinity != self.conductor_id:
+            LOG.warning('Allocation %s belongs to conductor %s, not to '
+                        'this one (%s); leaving it to its owner',
+                        allocation.uuid, allocation.conductor_affinity,
+                        self.conductor_id)
+            return
+        self.spawn(allocation.id, context)
+
+    @messaging.expose
+    @rpc.translate_errors
+    def backfill_allocation(self, context, values, node_id):
+        """Record an active allocation for a deployed node, all or nothing
+        (see ``allocations.backfill``); errors reach the caller as the
+        allocsvc exceptions they are."""
+        options = self.conf.conductor
+        return allocations.backfill(
+            _worker_context(context), values, node_id, self.host,
+            self.conductor_id, options.node_locked_retry_attempts,
+            options.node_locked_retry_interval)
+
+    # -- the pool ------------------------------------------------------------
+
+    def spawn(self, allocation_id, context=None):
+        """Queue the allocation unless it is queued or running already;
+        False if there is no room (it then waits for ``resume``)."""
+        with self._lock:
+            if allocation_id in self._in_flight:
+                return True
+            if self._stopped or len(self._in_flight) >= self._capacity:
+                LOG.info('No free conductor worker for allocation %s; the '
+                         'periodic check will start it', allocation_id)
+                return False
+            self._in_flight[allocation_id] = self._pool.submit(
+                self._run, allocation_id, _worker_context(context))
+        return True
+
+    def has_room(self):
+        with self._lock:
+            return not self._stopped and \
+                len(self._in_flight) < self._capacity
+
+    def in_flight(self):
+        """The ids of the allocations queued or running here."""
+        with self._lock:
+            return set(self._in_flight)
+
+    def _run(self, allocation_id, context):
+        options = self.conf.conductor
+        try:
+            allocations.allocate(
+                context, allocation_id, self.host, self.conductor_id,
+                retry_attempts=options.node_locked_retry_attempts,
+                retry_interval=options.node_locked_retry_interval)
+        except Exception:
+            # allocate() records failures itself; this is an outage
+            # while even that failed. The periodic check retries.
+            LOG.exception('Allocation %s could not be processed',
+                          allocation_id)
+        finally:
+            with self._lock:
+                self._in_flight.pop(allocation_id, None)
+
+    # -- ownership -----------------------------------------------------------
+
+    def resume(self, context):
+        """Start every ``allocating`` allocation this conductor owns that
+        is not queued here: at start-up (its previous life's), and
+        periodically (those that found the pool full, or whose cast was
+        lost). Returns how many were started."""
+        started = 0
+        running = self.in_flight()
+        for allocation in db_allocations.list_allocating_of(
+                context, self.conductor_id):
+            if allocation.id in running:
+                continue
+            if not self.spawn(allocation.id):
+                break
+            started += 1
+        if started:
+            LOG.info('Conductor %s resumed %d allocations', self.host,
+                     started)
+        return started
+
+    def take_over(self, context, candidates):
+        """Claim each allocation in ``candidates`` (records of other
+        conductors' allocations: orphaned or stuck) by compare-and-swap
+        on its owner and run the ones won, while the pool has room (the
+        rest are left for other conductors). Returns the ids won."""
+        won = []
+        for allocation in candidates:
+            if allocation.conductor_affinity == self.conductor_id:
+                continue
+            if not self.has_room():
+                break
+            if db_allocations.take_over(context, allocation.id,
+                                        allocation.conductor_affinity,
+                                        self.conductor_id):
+                LOG.info('Conductor %s took over allocation %s from '
+                         'conductor %s', self.host, allocation.uuid,
+                         allocation.conductor_affinity)
+                won.append(allocation.id)
+                self.spawn(allocation.id)
+        return won
+
+    def stop(self):
+        """Accept no more work, drop what waits for a worker (it stays
+        ``allocating`` in the database for the next owner) and wait for
+        the running allocations to finish."""
+        with self._lock:
+            self._stopped = True
+            for allocation_id, future in list(self._in_flight.items()):
+                if future.cancel():
+                    del self._in_flight[allocation_id]
+            running = list(self._in_flight.values())
+        waiters.wait_for_all(running)
+        # The idle worker threads notice within a second and end; no
+        # need to wait for that.
+        self._pool.shutdown(wait=False)

@@ -1,0 +1,132 @@
+"""In-process conductors for tests: real ConductorService instances on
+oslo.messaging's ``fake://`` transport (an exchange of their own per
+test), on the database of the ``database`` fixture.
+
+The periodic tasks are off by default (tests call ``heartbeat`` and
+``check_allocations`` themselves, so nothing depends on timing); the
+test plays the API: it writes allocations the way the API does
+(``allocating``, owned by a conductor) and casts them with the real
+``rpcapi.ConductorAPI``.
+"""
+
+import time
+import uuid
+
+from futurist import _thread as futurist_thread
+
+from allocsvc import objects
+from allocsvc.common import context as ctx
+from allocsvc.common import rpc
+from allocsvc.common import states
+from allocsvc.conductor import rpcapi
+from allocsvc.conductor import service
+from allocsvc.db.baremetal import allocations as db_allocations
+from allocsvc.db.baremetal import nodes
+from tests import conftest
+
+# Generous bounds for waits (never asserted as performance).
+WAIT = 60
+
+# Stopping an RPC server joins its executor's idle threads, which look
+# for work once a second: a second per conductor stopped, in every test.
+# Idle threads look more often in tests (not too often: each look takes
+# the GIL from the thread that holds the SQLite lock), and the executors
+# are kept small.
+futurist_thread.ThreadWorker.MAX_IDLE_FOR = 0.25
+
+
+def make_conf(**conductor):
+    conf = conftest.make_conf()
+    conf.set_override('control_exchange', 'test_%s' % uuid.uuid4().hex)
+    conf.set_override('executor_thread_pool_size', 8)
+    settings = dict(heartbeat_interval=3600, check_allocations_interval=0,
+                    node_locked_retry_interval=0.01)
+    settings.update(conductor)
+    for name, value in settings.items():
+        conf.set_override(name, value, group='conductor')
+    return conf
+
+
+def wait_for(predicate, timeout=WAIT, interval=0.01, max_interval=0.2):
+    """Poll ``predicate`` (backing off, as a polite client does) until
+    it returns something true; return that."""
+    deadline = time.time() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.time() > deadline:
+            raise AssertionError('condition not met in %ss' % timeout)
+        time.sleep(interval)
+        interval = min(interval * 1.5, max_interval)
+
+
+class Harness:
+    def __init__(self, conf=None):
+        objects.register_all()
+        self.conf = conf or make_conf()
+        self.transport = rpc.get_transport(self.conf, url=rpc.FAKE_URL)
+        self.rpcapi = rpcapi.ConductorAPI(self.conf, self.transport)
+        self.context = ctx.get_admin_context()
+        self.services = []
+        self.tag = uuid.uuid4().hex[:6]
+
+    def host(self, name):
+        """A host name of this test's own."""
+        return '%s-%s' % (name, self.tag)
+
+    def start_conductor(self, name='c', conf=None):
+        svc = service.ConductorService(
+            conf or self.conf, host=self.host(name),
+            transport=self.transport)
+        svc.start()
+        self.services.append(svc)
+        return svc
+
+    def stop(self):
+        for svc in self.services:
+            svc.stop()
+        self.transport.cleanup()
+
+    # -- data ----------------------------------------------------------------
+
+    def node(self, name=None, rc='baremetal', traits=(), **values):
+        values.setdefault('driver', 'fake-hardware')
+        values.setdefault('provision_state', states.AVAILABLE)
+        values.setdefault('power_state', states.POWER_OFF)
+        return nodes.create_node(self.context, dict(
+            values, name=name, resource_class=rc, traits=list(traits)))
+
+    def nodes(self, count, prefix='node', **values):
+        return [self.node('%s-%d' % (prefix, i), **values)
+                for i in range(count)]
+
+    def write_allocation(self, conductor_id, rc='baremetal', **values):
+        """Write an allocation as the API does, without casting it."""
+        values.setdefault('traits', [])
+        values.setdefault('candidate_nodes', [])
+        values.setdefault('extra', {})
+        allocation = objects.Allocation(
+            self.context, resource_class=rc, conductor_affinity=conductor_id,
+            **values)
+        allocation.create()
+        return allocation
+
+    def allocate(self, rc='baremetal', **values):
+        """Write an allocation for a conductor picked as the API does and
+        cast it; return the object."""
+        conductor = self.rpcapi.pick_conductor(self.context)
+        allocation = self.write_allocation(conductor.id, rc, **values)
+        self.rpcapi.create_allocation(self.context, allocation,
+                                      conductor.hostname)
+        return allocation
+
+    def final(self, allocation_id, timeout=WAIT):
+        """The allocation once it is no longer ``allocating``."""
+        def done():
+            record = db_allocations.get_by_id(self.context, allocation_id)
+            return record if record.state != states.ALLOCATING else None
+        return wait_for(done, timeout)
+
+    def get(self, allocation_id):
+        return db_allocations.get_by_id(self.context, allocation_id)

@@ -1,0 +1,347 @@
+"""Three real ``allocsvc-conductor`` processes over RabbitMQ, tooz over
+Redis, on MariaDB and on PostgreSQL; the test process plays the API: it
+writes each allocation (``allocating``, owned by a conductor it picked)
+and casts it with ``rpcapi.ConductorAPI``.
+
+Scenarios:
+
+* errors of an RPC call come back over RabbitMQ as the allocsvc
+  exception raised in the conductor (class, message, status), and a
+  failed backfill leaves no row;
+* 200 nodes, 50 client threads allocating (each waits for its
+  allocation) until told that no node is left: every allocation ends
+  active or error (none left allocating), error only for lack of nodes,
+  each node in at most one allocation and all 200 taken, no node lock
+  left, every conductor did part of the work;
+* the same with one conductor killed by SIGKILL in the middle, the
+  clients not waiting (so that it dies with work queued and running):
+  the others take over its allocations and release its node locks, and
+  everything ends as above.
+
+With CI=true a missing MariaDB, PostgreSQL, RabbitMQ or Redis fails the
+test instead of skipping it.
+"""
+
+import concurrent.futures
+import pathlib
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+import pytest
+
+from allocsvc import objects
+from allocsvc.common import context as ctx
+from allocsvc.common import rpc
+from allocsvc.common import states
+from allocsvc.conductor import rpcapi
+from allocsvc.db.baremetal import allocations as db_allocations
+from allocsvc.db.baremetal import conductors
+from allocsvc.db.baremetal import exception
+from allocsvc.db.baremetal import nodes
+from tests import backends
+from tests import conftest
+
+RABBIT = 'rabbit://guest:guest@127.0.0.1:5672/'
+REDIS = 'redis://127.0.0.1:6379'
+SERVICES = {'rabbitmq': 5672, 'redis': 6379}
+CONDUCTOR = pathlib.Path(sys.executable).parent / 'allocsvc-conductor'
+NODES = 200
+CLIENTS = 50
+HEARTBEAT_TIMEOUT = 10
+NOTHING_LEFT = ('no available nodes match', 'could not reserve any of',
+                'all nodes were filtered out during reservation')
+# Bounds for waits, never asserted as performance.
+WAIT = 120
+
+
+def _require_services():
+    for name, port in SERVICES.items():
+        try:
+            socket.create_connection(('127.0.0.1', port), 2).close()
+        except OSError as exc:
+            backends.unavailable('%s is not reachable on 127.0.0.1:%d: %s'
+                                 % (name, port, exc))
+
+
+@pytest.fixture(params=['mysql', 'postgresql'])
+def db(request):
+    _require_services()
+    database = conftest.get_database(request.param)
+    database.clean()
+    return database
+
+
+def _wait_for(predicate, timeout=WAIT, interval=0.02):
+    deadline = time.time() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.time() > deadline:
+            return value
+        time.sleep(interval)
+        interval = min(interval * 1.5, 0.2)
+
+
+class Conductors:
+    """``count`` conductor processes with a control exchange and host
+    names of their own. The broker's queues are named by topic and
+    host, not by exchange, so the unique host names are what keeps
+    concurrent runs from consuming each other's messages."""
+
+    def __init__(self, workdir, db_url, count=3):
+        self.workdir = pathlib.Path(workdir)
+        self.tag = uuid.uuid4().hex[:8]
+        self.exchange = 'allocsvc_itest_%s' % self.tag
+        self.hosts = ['itest-%s-%d' % (self.tag, i) for i in range(count)]
+        self.procs, self.logs = {}, {}
+        for host in self.hosts:
+            path = self.workdir / ('%s.conf' % host)
+            path.write_text(self.config(host, db_url))
+            log = open(self.workdir / ('%s.log' % host), 'w+b')
+            self.logs[host] = log
+            self.procs[host] = subprocess.Popen(
+                [str(CONDUCTOR), '--config-file', str(path)],
+                stdout=log, stderr=subprocess.STDOUT, cwd=self.workdir)
+
+    def config(self, host, db_url):
+        return (
+            '[DEFAULT]\nhost = %s\ntransport_url = %s\n'
+            'control_exchange = %s\n'
+            '[database]\nconnection = %s\nmax_pool_size = 10\n'
+            '[conductor]\nheartbeat_interval = 1\nheartbeat_timeout = %d\n'
+            'check_allocations_interval = 1\nnode_locked_retry_interval = '
+            '0.2\ncoordination_backend_url = %s\n'
+            % (host, RABBIT, self.exchange, db_url, HEARTBEAT_TIMEOUT, REDIS))
+
+    def client_conf(self):
+        conf = conftest.make_conf()
+        conf.set_override('transport_url', RABBIT)
+        conf.set_override('control_exchange', self.exchange)
+        conf.set_override('heartbeat_timeout', HEARTBEAT_TIMEOUT,
+                          group='conductor')
+        return conf
+
+    def wait_alive(self, context):
+        def alive():
+            for host, proc in self.procs.items():
+                if proc.poll() is not None:
+                    raise AssertionError('%s exited\n%s'
+                                         % (host, self.output()))
+            rows = conductors.list_conductors(context, HEARTBEAT_TIMEOUT)
+            return {r.hostname for r in rows if r.alive} >= set(self.hosts)
+        assert _wait_for(alive), self.output()
+
+    def ids(self, context):
+        return {conductors.get(context, host).id: host
+                for host in self.hosts}
+
+    def kill(self, host):
+        self.procs[host].send_signal(signal.SIGKILL)
+        self.procs[host].wait()
+
+    def output(self):
+        out = []
+        for host, log in self.logs.items():
+            log.flush()
+            log.seek(0)
+            out.append('--- %s\n%s' % (
+                host, log.read().decode(errors='replace')[-3000:]))
+        return '\n'.join(out)
+
+    def stop(self):
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self.procs.values():
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        for log in self.logs.values():
+            log.close()
+
+
+@pytest.fixture
+def cluster(db, tmp_path):
+    cluster = Conductors(tmp_path, db.url)
+    try:
+        context = ctx.get_admin_context()
+        cluster.wait_alive(context)
+        conf = cluster.client_conf()
+        transport = rpc.get_transport(conf)
+        try:
+            cluster.rpcapi = rpcapi.ConductorAPI(conf, transport)
+            cluster.context = context
+            yield cluster
+        finally:
+            transport.cleanup()
+    finally:
+        cluster.stop()
+
+
+def _make_nodes(context, count):
+    return [nodes.create_node(context, {
+        'driver': 'fake-hardware', 'name': 'node-%d' % i,
+        'resource_class': 'baremetal', 'provision_state': states.AVAILABLE,
+        'power_state': states.POWER_OFF}) for i in range(count)]
+
+
+def _allocate(cluster):
+    """Write an allocation for a picked conductor, as the API does, and
+    cast it; return (allocation id, the conductor's id)."""
+    conductor = cluster.rpcapi.pick_conductor(cluster.context)
+    allocation = objects.Allocation(
+        cluster.context, resource_class='baremetal', traits=[],
+        candidate_nodes=[], extra={}, conductor_affinity=conductor.id)
+    allocation.create()
+    cluster.rpcapi.create_allocation(cluster.context, allocation,
+                                     conductor.hostname)
+    return allocation.id, conductor.id
+
+
+def _final(context, allocation_id):
+    def done():
+        record = db_allocations.get_by_id(context, allocation_id)
+        return record if record.state != states.ALLOCATING else None
+    return _wait_for(done)
+
+
+def _race(cluster, clients):
+    """Clients allocate, each waiting for its allocation, until told no
+    node is left; return the allocations that failed otherwise."""
+    unexpected = []
+
+    def client(_):
+        while True:
+            allocation_id, _owner = _allocate(cluster)
+            final = _final(cluster.context, allocation_id)
+            if final is None:
+                unexpected.append(('stuck', allocation_id))
+                return
+            if final.state == states.ACTIVE:
+                continue
+            if not any(s in (final.last_error or '') for s in NOTHING_LEFT):
+                unexpected.append(final.last_error)
+            return
+
+    with concurrent.futures.ThreadPoolExecutor(clients) as pool:
+        list(pool.map(client, range(clients)))
+    return unexpected
+
+
+def _settle(context):
+    def settled():
+        rows = db_allocations.list_allocations(context)
+        return rows if not [r for r in rows
+                            if r.state == states.ALLOCATING] else None
+    return _wait_for(settled)
+
+
+def _check_outcome(cluster, made):
+    rows = _settle(cluster.context)
+    assert rows is not None, 'allocations left allocating\n' + \
+        cluster.output()
+    holders = {}
+    for row in rows:
+        if row.state == states.ACTIVE:
+            assert row.node_id not in holders, row.uuid
+            holders[row.node_id] = row
+        else:
+            assert row.state == states.ERROR
+            assert any(s in row.last_error for s in NOTHING_LEFT), \
+                row.last_error
+    assert set(holders) == {n.id for n in made}, cluster.output()
+    for node in nodes.list_nodes(cluster.context):
+        assert node.reservation is None, node.uuid
+        assert node.instance_uuid == holders[node.id].uuid
+    return rows, holders
+
+
+def _check_errors_cross_rabbitmq(cluster):
+    host = cluster.hosts[0]
+    with pytest.raises(exception.NodeNotFound) as info:
+        cluster.rpcapi.backfill_allocation(
+            cluster.context, {'resource_class': 'baremetal'}, 424242, host)
+    assert info.value.status == 404
+    assert str(info.value) == 'Node 424242 could not be found.'
+    node = _make_nodes(cluster.context, 1)[0]
+    with pytest.raises(exception.AllocationFailed) as info:
+        cluster.rpcapi.backfill_allocation(
+            cluster.context, {'resource_class': 'baremetal', 'uuid':
+                              '2b3c9b0a-7d4e-4c3b-9f6e-0a1b2c3d4e5f'},
+            node.id, host)
+    assert info.value.status == 400
+    assert str(info.value) == (
+        'Failed to process allocation 2b3c9b0a-7d4e-4c3b-9f6e-0a1b2c3d4e5f: '
+        'Cannot backfill an allocation for node %s: its provision state '
+        'is available, not active.' % node.uuid)
+    assert db_allocations.list_allocations(cluster.context) == []
+    nodes.destroy_node(cluster.context, node.id)
+
+
+def test_three_conductors_50_clients_200_nodes(cluster):
+    _check_errors_cross_rabbitmq(cluster)
+    made = _make_nodes(cluster.context, NODES)
+    unexpected = _race(cluster, CLIENTS)
+    assert not unexpected, unexpected[:3]
+    rows, holders = _check_outcome(cluster, made)
+    # Every conductor did part of the work.
+    ids = cluster.ids(cluster.context)
+    assert {row.conductor_affinity for row in holders.values()} == set(ids)
+
+
+def test_killed_conductor_work_is_taken_over(cluster):
+    made = _make_nodes(cluster.context, NODES)
+    ids = cluster.ids(cluster.context)
+    victim = cluster.hosts[0]
+    victim_id = {host: i for i, host in ids.items()}[victim]
+    picked = {}
+    lock = threading.Lock()
+    killed = threading.Event()
+
+    def client(_):
+        # Fire and forget, so the victim dies with work queued.
+        while True:
+            with lock:
+                if len(picked) >= NODES + NODES // 2:
+                    return
+            allocation_id, owner = _allocate(cluster)
+            with lock:
+                picked[allocation_id] = owner
+                count = len(picked)
+            if count >= NODES // 3 and not killed.is_set():
+                killed.set()
+                cluster.kill(victim)
+
+    with concurrent.futures.ThreadPoolExecutor(CLIENTS) as pool:
+        list(pool.map(client, range(CLIENTS)))
+    assert killed.is_set()
+    rows = _settle(cluster.context)
+    assert rows is not None, 'allocations left allocating\n' + \
+        cluster.output()
+    # Nodes the victim held locked when it died may have been skipped by
+    # allocations that ran before its locks were released: a few more
+    # allocations, each awaited, take whatever is left.
+    unexpected = _race(cluster, 10)
+    assert not unexpected, unexpected[:3]
+    rows, holders = _check_outcome(cluster, made)
+
+    victims = [allocation_id for allocation_id, owner in picked.items()
+               if owner == victim_id]
+    by_id = {row.id: row for row in rows}
+    taken_over = [i for i in victims
+                  if by_id[i].conductor_affinity != victim_id]
+    assert taken_over, cluster.output()
+    assert {by_id[i].conductor_affinity for i in taken_over} <= \
+        set(ids) - {victim_id}
+    row = conductors.get(cluster.context, victim, HEARTBEAT_TIMEOUT)
+    assert not row.alive
+    assert cluster.procs[cluster.hosts[1]].poll() is None
+    assert cluster.procs[cluster.hosts[2]].poll() is None
