@@ -4,12 +4,15 @@
 
 The configuration file comes from ``ALLOCSVC_CONFIG_FILE`` (default
 ``/etc/allocsvc/allocsvc.conf``); the schema must already be current.
+The bare-metal API hands allocations to the conductors over ``[DEFAULT]
+transport_url`` (``allocsvc-conductor`` processes on the same broker).
 """
 
 import os
 
 from allocsvc.api import app
 from allocsvc.common import config
+from allocsvc.conductor import rpcapi
 
 
 def init_application():
@@ -17,4 +20,4 @@ def init_application():
                                  '/etc/allocsvc/allocsvc.conf')
     files = [config_file] if os.path.exists(config_file) else []
     conf = config.prepare([], default_config_files=files)
-    return app.setup_app(conf)
+    return app.setup_app(conf, rpcapi=rpcapi.ConductorAPI(conf))

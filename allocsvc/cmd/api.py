@@ -1,4 +1,8 @@
-"""``allocsvc-api``: the API service alone (the schema must be current)."""
+"""``allocsvc-api``: the API service alone (the schema must be current).
+
+It reaches the conductors (``allocsvc-conductor``) over ``[DEFAULT]
+transport_url``.
+"""
 
 import sys
 
@@ -7,6 +11,7 @@ from oslo_log import log as logging
 from allocsvc.api import app as api_app
 from allocsvc.cmd import server
 from allocsvc.common import config
+from allocsvc.conductor import rpcapi
 from allocsvc.db import migration
 
 LOG = logging.getLogger(__name__)
@@ -20,7 +25,9 @@ def main(argv=None):
                   '"allocsvc-dbsync --config-file ... upgrade" first.')
         return 1
     servers = [server.make_server(conf.api.host_ip, conf.api.port,
-                                  api_app.setup_app(conf, prepare_db=False))]
+                                  api_app.setup_app(
+                                      conf, prepare_db=False,
+                                      rpcapi=rpcapi.ConductorAPI(conf)))]
     if conf.api.placement_port:
         servers.append(server.make_server(
             conf.api.host_ip, conf.api.placement_port,

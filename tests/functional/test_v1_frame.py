@@ -83,8 +83,10 @@ def test_v1_document(api, path):
         'base': 'application/json',
         'type': 'application/vnd.openstack.ironic.v1+json'}]
     assert doc['version']['version'] == LATEST
-    # No resource is served yet, so none is linked.
-    assert 'nodes' not in doc and 'allocations' not in doc
+    # Nodes are linked at every version (as Ironic), allocations from
+    # 1.52 only (this request has no version header: 1.1).
+    assert doc['nodes'][0]['href'] == 'http://localhost/v1/nodes/'
+    assert 'allocations' not in doc
 
 
 def test_no_header_means_the_minimum(api):

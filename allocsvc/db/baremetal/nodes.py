@@ -1,7 +1,9 @@
 """Bare-metal nodes: create, read, list, update, destroy, and traits.
 
-Plain SQLAlchemy Core; each public function is one transaction. Node
-records carry the node's traits and the UUID of its allocation. The
+Plain SQLAlchemy Core; each public function is one transaction, except
+the ``*_in_transaction`` ones, which run inside their caller's. Node
+records carry the node's traits, the UUID of its allocation and the host
+name of its conductor (``conductor_affinity``). The
 provision state of a new node is the state machine's initial state;
 later state changes are computed by ``allocsvc.common.states`` and
 passed in by the caller.
@@ -12,6 +14,7 @@ from oslo_utils import timeutils
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
+from allocsvc.common import exception as common_exception
 from allocsvc.common import states
 from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import exception
@@ -21,23 +24,33 @@ from allocsvc.db import models
 _NODE = models.nodes
 _TRAIT = models.node_traits
 _ALLOC = models.baremetal_allocations
+_COND = models.conductors
 
 MAX_TRAITS_PER_NODE = 50
 
 # Columns a caller may not write through update_node.
 _READ_ONLY = frozenset(('id', 'uuid', 'created_at', 'updated_at',
-                        'allocation_uuid', 'traits'))
+                        'allocation_uuid', 'traits', 'conductor'))
 _JSON_COLUMNS = ('driver_info', 'properties', 'extra', 'instance_info')
 SORTABLE = frozenset(c.key for c in _NODE.c
                      if c.key not in _JSON_COLUMNS)
 
 
+class NodeChanged(common_exception.Conflict):
+    """A conditional write found the node changed by another writer."""
+
+    def __init__(self, node, column):
+        super().__init__('Node %s was changed by another request (its %s '
+                         'differs); please retry.' % (node, column))
+
+
 class Node:
-    """A node as read from the database, with its traits (sorted) and the
-    UUID of its allocation (None without one)."""
+    """A node as read from the database, with its traits (sorted), the
+    UUID of its allocation and the host name of its conductor (None
+    without one)."""
 
     __slots__ = tuple(c.key for c in _NODE.c) + ('allocation_uuid',
-                                                 'traits')
+                                                 'conductor', 'traits')
 
     def __init__(self, row, traits=()):
         for column in _NODE.c:
@@ -46,13 +59,17 @@ class Node:
             if getattr(self, name) is None:
                 setattr(self, name, {})
         self.allocation_uuid = row.allocation_uuid
+        self.conductor = row.conductor
         self.traits = sorted(traits)
 
 
 def _select():
-    return sa.select(*_NODE.c, _ALLOC.c.uuid.label('allocation_uuid')) \
-        .select_from(_NODE.outerjoin(_ALLOC, _NODE.c.allocation_id ==
-                                     _ALLOC.c.id))
+    return sa.select(*_NODE.c, _ALLOC.c.uuid.label('allocation_uuid'),
+                     _COND.c.hostname.label('conductor')) \
+        .select_from(_NODE
+                     .outerjoin(_ALLOC, _NODE.c.allocation_id == _ALLOC.c.id)
+                     .outerjoin(_COND,
+                                _NODE.c.conductor_affinity == _COND.c.id))
 
 
 def _traits_of(context, node_ids):
@@ -133,6 +150,12 @@ def _filter(query, filters):
         elif key == 'project':
             query = query.where(sa.or_(_NODE.c.owner == value,
                                        _NODE.c.lessee == value))
+        elif key == 'conductor':
+            query = query.where(_COND.c.hostname == value)
+        elif key == 'description_contains':
+            # A substring, not a pattern: LIKE's wildcards are escaped.
+            query = query.where(_NODE.c.description.contains(
+                value, autoescape=True))
         else:
             raise exception.InvalidParameterValue(
                 'Unknown node filter: %s' % key)
@@ -149,7 +172,9 @@ def list_nodes(context, filters=None, limit=None, marker=None,
     ``instance_uuid``, ``conductor_group``, ``reservation``,
     ``power_state``; ``provision_state_in`` and ``uuid_in`` (lists);
     ``maintenance``, ``associated`` (has an instance), ``reserved`` (is
-    locked) as booleans; ``project`` (owner or lessee).
+    locked) as booleans; ``project`` (owner or lessee); ``conductor``
+    (host name of the node's conductor); ``description_contains``
+    (a substring of the description).
 
     ``marker`` is a node UUID (NodeNotFound if unknown); the page starts
     after it in the ``sort_key``/``sort_dir`` order, ties broken by id.
@@ -211,10 +236,21 @@ def create_node(context, values):
 @db_api.writer
 def update_node(context, node_id, values):
     """Write ``values`` (column names) to node ``node_id``; return the
-    node. Setting ``instance_uuid`` on a node that already has another
-    one is NodeAssociated (the write is conditional on it, so two racing
-    writers cannot both succeed); a provision state change stamps
-    ``provision_updated_at``."""
+    node. See ``update_in_transaction``."""
+    return update_in_transaction(context, node_id, values)
+
+
+def update_in_transaction(context, node_id, values, locked_by=None,
+                          expect=None):
+    """Inside a caller's transaction: write ``values`` (column names) to
+    node ``node_id`` and return the node. Setting ``instance_uuid`` on a
+    node that already has another one is NodeAssociated (the write is
+    conditional on it, so two racing writers cannot both succeed). The
+    write is also conditional on ``locked_by`` (if given) holding the
+    node's lock -- NodeNotLocked otherwise -- and on each column of
+    ``expect`` (if given) still having its value -- NodeChanged
+    otherwise. A provision state change stamps ``provision_updated_at``.
+    """
     bad = _READ_ONLY.intersection(values)
     if bad:
         raise exception.InvalidParameterValue(
@@ -230,6 +266,12 @@ def update_node(context, node_id, values):
     if values.get('instance_uuid') is not None:
         where.append(sa.or_(_NODE.c.instance_uuid.is_(None),
                             _NODE.c.instance_uuid == values['instance_uuid']))
+    if locked_by is not None:
+        where.append(_NODE.c.reservation == locked_by)
+    expect = expect or {}
+    for column, value in expect.items():
+        where.append(_NODE.c[column].is_(None) if value is None
+                     else _NODE.c[column] == value)
     try:
         result = context.session.execute(
             _NODE.update().where(*where).values(**values))
@@ -237,6 +279,11 @@ def update_node(context, node_id, values):
         raise _duplicate(exc, values, uuid=uuid)
     if result.rowcount != 1:
         node = get_in_transaction(context, node_id)
+        if locked_by is not None and node.reservation != locked_by:
+            raise exception.NodeNotLocked(uuid, locked_by)
+        for column, value in expect.items():
+            if getattr(node, column) != value:
+                raise NodeChanged(uuid, column)
         raise exception.NodeAssociated(uuid, node.instance_uuid)
     return get_in_transaction(context, node_id)
 
@@ -246,6 +293,11 @@ def update_node(context, node_id, values):
 def destroy_node(context, node_id):
     """Delete node ``node_id`` with its traits and its allocations
     (NodeNotFound if there is none)."""
+    destroy_in_transaction(context, node_id)
+
+
+def destroy_in_transaction(context, node_id):
+    """``destroy_node`` inside a caller's transaction."""
     get_in_transaction(context, node_id)
     # The node points at its allocation and the allocation at the node:
     # unlink first, then delete the allocation rows, then the node.

@@ -51,7 +51,9 @@ def resource_links(resource, args=''):
 def fault_response(status, message, headers=None):
     """A response carrying Ironic's fault document (before wrapping)."""
     resp = pecan.Response(status=status, content_type='application/json',
-                          charset='UTF-8', headers=headers)
+                          charset='UTF-8')
+    # Not as a constructor argument: webob refuses headers=None.
+    resp.headers.update(headers or {})
     resp.text = json.dumps(errors.fault_body(status, message))
     return resp
 

@@ -8,12 +8,19 @@ the resource exists).
 
 from pecan import rest
 
+from allocsvc.api.controllers.v1 import allocation
 from allocsvc.api.controllers.v1 import base
+from allocsvc.api.controllers.v1 import conductor
+from allocsvc.api.controllers.v1 import node
 from allocsvc.api.controllers.v1 import versions
 
 # (name, first version) of each resource linked from GET /v1, in the order
 # Ironic lists them. Empty until the nodes and allocations controllers land.
-LINKED_RESOURCES = []
+LINKED_RESOURCES = [
+    ('nodes', (1, 1)),
+    ('conductors', (1, 49)),
+    ('allocations', (1, 52)),
+]
 
 
 def version_document():
@@ -29,6 +36,10 @@ def version_document():
 
 class V1Controller(rest.RestController):
     """The root of the version 1 API."""
+
+    allocations = allocation.AllocationsController()
+    nodes = node.NodesController()
+    conductors = conductor.ConductorsController()
 
     @base.expose()
     def get(self):

@@ -191,17 +191,20 @@ def check_sort(sort_key, sort_dir, sortable, unsortable=()):
 
 
 def collection(name, items, limit, resource=None, marker_key='uuid',
-               **query):
+               marker=None, **query):
     """Ironic's list document ``{name: items}``, with a ``next`` link when
     the page is full. Unlike Ironic, the link keeps the filters of the
     request (``query``: every parameter except limit and marker), so that
-    following it continues the same list."""
+    following it continues the same list. The link's marker is ``marker``
+    if given (for items rendered without their key), else the last item's
+    ``marker_key``."""
     document = {name: items}
     if items and limit and len(items) >= limit:
         params = {key: value for key, value in query.items()
                   if value is not None}
         params['limit'] = limit
-        params['marker'] = items[-1][marker_key]
+        params['marker'] = (marker if marker is not None
+                            else items[-1][marker_key])
         document['next'] = '%s/v1/%s?%s' % (
             base.public_url(), resource or name,
             urllib.parse.urlencode(params))

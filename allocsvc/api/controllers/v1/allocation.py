@@ -1,0 +1,472 @@
+"""``/v1/allocations`` and ``/v1/nodes/{ident}/allocation``: Ironic's
+allocation API (1.52; PATCH 1.57; backfill 1.58; owner 1.60).
+
+Route table (everything else is a 404 or a 405)::
+
+    GET    /v1/allocations                 list (filters, fields, paging)
+    POST   /v1/allocations                 create (or backfill) -> 201
+    GET    /v1/allocations/{ident}         show
+    PATCH  /v1/allocations/{ident}         change name / extra (1.57)
+    DELETE /v1/allocations/{ident}         delete, freeing the node -> 204
+    GET    /v1/nodes/{ident}/allocation    the node's allocation
+    DELETE /v1/nodes/{ident}/allocation    delete it -> 204
+
+Creating persists intent, then hands over: the API picks a live
+conductor, inserts the row (``allocating``, owned by that conductor) and
+casts the work to it; a backfill is one RPC call that the conductor
+answers with the allocation already ``active``, or with an error and no
+row. Reads, PATCH and DELETE go straight to the database layer; DELETE
+takes the node's lock for the check and the deletion, as Ironic's
+conductor does.
+
+Where Ironic misbehaves (see the reference), this module answers 4xx
+instead: a ``uuid`` that is not a UUID, an empty ``name``, a backfill
+that does not fit; list filters combine with ``node`` and stay in the
+``next`` link; an allocation named like a UUID can be fetched by name;
+an unknown node under ``/nodes/{ident}/allocation`` is a 404, as the
+API specification says (Ironic answers GET with a 400).
+"""
+
+import socket
+
+from oslo_utils import uuidutils
+import pecan
+from pecan import rest
+import webob.exc
+
+from allocsvc.api.controllers.v1 import allocation_schema as schema
+from allocsvc.api.controllers.v1 import base
+from allocsvc.api.controllers.v1 import utils
+from allocsvc.common import exception
+from allocsvc.common import states
+from allocsvc.db.baremetal import allocations as db_allocations
+from allocsvc.db.baremetal import exception as db_exc
+from allocsvc.db.baremetal import locking
+from allocsvc.db.baremetal import nodes as db_nodes
+from allocsvc.objects import allocation as allocation_obj
+
+FIRST_VERSION = (1, 52)
+PATCH_VERSION = (1, 57)
+OWNER_VERSION = (1, 60)
+
+FIELDS = ('candidate_nodes', 'created_at', 'extra', 'last_error', 'links',
+          'name', 'node_uuid', 'resource_class', 'state', 'traits',
+          'updated_at', 'uuid')
+# Columns that exist but cannot be sorted on (JSON).
+UNSORTABLE = ('extra', 'candidate_nodes', 'traits')
+LIST_PARAMS = ('node', 'resource_class', 'state', 'owner', 'fields', 'limit',
+               'marker', 'sort_key', 'sort_dir')
+
+# DELETE waits this long, at most, for a node another host has locked
+# (Ironic's conductor retries for ~3 s; an API request should not).
+LOCK_RETRIES = 5
+LOCK_RETRY_INTERVAL = 0.2
+
+
+# -- rendering ---------------------------------------------------------------
+
+def allowed_fields():
+    if utils.allowed(OWNER_VERSION):
+        return FIELDS + ('owner',)
+    return FIELDS
+
+
+def render(allocation):
+    """Ironic's allocation document (never ``id``, ``node_id`` or
+    ``conductor_affinity``; ``owner`` from 1.60)."""
+    document = {
+        'uuid': allocation.uuid,
+        'name': allocation.name,
+        'node_uuid': allocation.node_uuid,
+        'state': allocation.state,
+        'last_error': allocation.last_error,
+        'resource_class': allocation.resource_class,
+        'traits': list(allocation.traits or []),
+        'candidate_nodes': list(allocation.candidate_nodes or []),
+        'extra': dict(allocation.extra or {}),
+        'created_at': utils.isotime(allocation.created_at),
+        'updated_at': utils.isotime(allocation.updated_at),
+        'links': base.resource_links('allocations', '/' + allocation.uuid),
+    }
+    if utils.allowed(OWNER_VERSION):
+        document['owner'] = allocation.owner
+    return document
+
+
+# -- look-ups and policy -----------------------------------------------------
+
+def _with_suffix(fetch, ident):
+    """``fetch(ident)``; up to 1.90, if that is not found and the ident
+    ends with ``.json``, ``fetch`` of the ident without it (Ironic tries
+    both in this order)."""
+    stripped = utils.strip_json_suffix(ident)
+    try:
+        return fetch(ident)
+    except exception.NotFound:
+        if stripped == ident:
+            raise
+    return fetch(stripped)
+
+
+def _fetch_allocation(ident):
+    utils.check_ident(ident)
+    ctx = utils.context()
+    if uuidutils.is_uuid_like(ident):
+        try:
+            return db_allocations.get_by_uuid(ctx, ident)
+        except db_exc.AllocationNotFound:
+            # An allocation may be named like a UUID (Ironic accepts the
+            # name and then never finds it).
+            if not utils.is_valid_logical_name(ident):
+                raise
+    return db_allocations.get_by_name(ctx, ident)
+
+
+def _fetch_node(ident):
+    utils.check_ident(ident)
+    return db_nodes.get(utils.context(), ident)
+
+
+def _target(owner):
+    """Policy target of one allocation: the caller's values plus the
+    allocation's owner, as Ironic's rules expect."""
+    target = dict(utils.context().to_policy_values())
+    target['allocation.owner'] = owner
+    return target
+
+
+def _authorized(action, fetch):
+    """The allocation ``fetch()`` returns, if the caller may ``action``
+    it. Not found is only admitted to callers the rule allows at all."""
+    try:
+        allocation = fetch()
+    except exception.NotFound:
+        utils.authorize(action)
+        raise
+    utils.authorize(action, _target(allocation.owner))
+    return allocation
+
+
+def _list_owner(owner):
+    """The owner to filter the list on: as asked when the caller may list
+    every project's allocations, else the caller's project (403 when
+    asking for another one), as Ironic's check_list_policy."""
+    if utils.conf().api.auth_strategy != 'keystone':
+        return owner
+    try:
+        utils.authorize('baremetal:allocation:list_all')
+        return owner
+    except exception.AllocsvcException as exc:
+        if exc.status != 403:
+            raise
+        project = utils.context().project_id
+        if not project or (owner and owner != project):
+            raise
+    utils.authorize('baremetal:allocation:list')
+    return project
+
+
+def _filter_value(key, value):
+    """A list filter's value; a NUL character is refused here because
+    PostgreSQL cannot even compare one."""
+    if '\x00' in value:
+        raise utils.BadRequest('Invalid value for %s: "%s"'
+                               % (key, value.replace('\x00', '\\x00')))
+    return value
+
+
+# -- deletion ----------------------------------------------------------------
+
+def _lock_holder():
+    try:
+        return utils.conf().host
+    except AttributeError:  # the option is the conductor's to register
+        return socket.gethostname()
+
+
+def _check_deletable(allocation, node):
+    """Ironic's rule: a node out of maintenance keeps its allocation while
+    it is active, or busy in a state where it may not be updated."""
+    if node.maintenance:
+        return
+    if node.target_provision_state and \
+            node.provision_state not in states.UPDATE_ALLOWED_STATES:
+        raise exception.Conflict(
+            'Cannot remove allocation %s for node %s, because the node is '
+            'in state %s where updates are not allowed (and maintenance '
+            'mode is off)' % (allocation.uuid, node.uuid,
+                              node.provision_state))
+    if node.provision_state == states.ACTIVE:
+        raise exception.Conflict(
+            'Cannot remove allocation %s for node %s, because the node is '
+            'active (and maintenance mode is off)'
+            % (allocation.uuid, node.uuid))
+
+
+def destroy(allocation):
+    """Delete ``allocation`` and free its node, in one transaction, under
+    the node's lock (NodeLocked, 409, if another host keeps it).
+
+    Without a node (``allocating`` or ``error``), no lock is needed: if a
+    conductor binds it meanwhile, the deletion frees that node in the
+    same transaction, and a bind that comes after the deletion finds no
+    allocation and rolls back (``db.baremetal.allocations.bind``).
+    """
+    ctx = utils.context()
+    if allocation.node_id is None:
+        db_allocations.destroy_allocation(ctx, allocation.id)
+        return
+    try:
+        with locking.node_lock(ctx, allocation.node_id, _lock_holder(),
+                               retries=LOCK_RETRIES,
+                               interval=LOCK_RETRY_INTERVAL) as node:
+            if node.allocation_id == allocation.id:
+                _check_deletable(allocation, node)
+            db_allocations.destroy_allocation(ctx, allocation.id)
+    except db_exc.NodeNotFound:
+        # The node was deleted meanwhile, and its allocation with it.
+        raise db_exc.AllocationNotFound(allocation.uuid)
+
+
+# -- creation ----------------------------------------------------------------
+
+def _resolve_candidates(idents):
+    """Node idents -> node UUIDs in the request's order; 400 naming those
+    that are not nodes (Ironic's "Nodes cannot be found: ...")."""
+    ctx = utils.context()
+    uuids = [i for i in idents if uuidutils.is_uuid_like(i)]
+    found = {}
+    if uuids:
+        for node in db_nodes.list_nodes(ctx, {'uuid_in': sorted(set(uuids))}):
+            found[node.uuid] = node.uuid
+    for ident in idents:
+        if ident in found or uuidutils.is_uuid_like(ident) or \
+                not utils.is_valid_logical_name(ident):
+            continue
+        try:
+            found[ident] = db_nodes.get_by_name(ctx, ident).uuid
+        except db_exc.NodeNotFound:
+            pass
+    missing = [i for i in dict.fromkeys(idents) if i not in found]
+    if missing:
+        raise utils.BadRequest('Nodes cannot be found: %s'
+                               % ', '.join(missing))
+    return [found[i] for i in idents]
+
+
+def _backfill_node(ident):
+    """The node a backfill names; 400 when there is none (Ironic re-codes
+    its NodeNotFound)."""
+    try:
+        return _fetch_node(ident)
+    except db_exc.NodeNotFound as exc:
+        raise utils.BadRequest(exc.message)
+
+
+def _hand_over(ctx, rpcapi, values):
+    """Insert the allocation as the chosen conductor's and cast it the
+    work. If the cast fails, the row is withdrawn: nothing is left
+    ``allocating`` without a conductor that knows of it."""
+    conductor = rpcapi.pick_conductor(ctx)
+    allocation = allocation_obj.Allocation(ctx, **values)
+    allocation.conductor_affinity = conductor.id
+    allocation.create()
+    try:
+        rpcapi.create_allocation(ctx, allocation, conductor.hostname)
+    except Exception as exc:
+        try:
+            db_allocations.destroy_allocation(ctx, allocation.id)
+        except db_exc.AllocationNotFound:
+            pass
+        if isinstance(exc, exception.AllocsvcException):
+            raise
+        raise db_exc.NoConductorAvailable(
+            'conductor %s could not be reached (%s)'
+            % (conductor.hostname, type(exc).__name__))
+    return allocation
+
+
+def create(body):
+    """POST /v1/allocations after its schema: Ironic's checks in Ironic's
+    order, then hand-over (or backfill); return the allocation."""
+    ctx = utils.context()
+    if body.get('owner') is not None and not utils.allowed(OWNER_VERSION):
+        raise utils.NotAcceptable('Request not acceptable.')
+    utils.authorize('baremetal:allocation:create', _target(body.get('owner')))
+    schema.check_name(body.get('name'))
+    node = _backfill_node(body['node']) if body.get('node') else None
+    resource_class = body.get('resource_class')
+    if not resource_class:
+        if node is None:
+            raise utils.BadRequest('The resource_class field is mandatory '
+                                   'when not backfilling')
+        resource_class = node.resource_class
+    candidates = _resolve_candidates(body.get('candidate_nodes') or [])
+    uuid = body.get('uuid')
+    if not uuid:
+        uuid = ((node and node.instance_uuid) or
+                uuidutils.generate_uuid())
+    values = {'uuid': uuid, 'name': body.get('name'),
+              'resource_class': resource_class,
+              'traits': list(body.get('traits') or []),
+              'candidate_nodes': candidates,
+              'extra': dict(body.get('extra') or {}),
+              'owner': body.get('owner')}
+    rpcapi = utils.rpcapi()
+    if rpcapi is None:
+        # An API process set up without a conductor client.
+        raise db_exc.NoConductorAvailable('no conductor client is '
+                                          'configured')
+    if node is None:
+        return _hand_over(ctx, rpcapi, values)
+    conductor = rpcapi.pick_conductor(ctx)
+    return rpcapi.backfill_allocation(ctx, values, node.id,
+                                      conductor.hostname)
+
+
+# -- controllers -------------------------------------------------------------
+
+class _Controller(rest.RestController):
+    """A REST controller whose path segments are identifiers only: an
+    allocation may be named ``__doc__`` or ``get_all``, which Pecan would
+    otherwise resolve to attributes of the controller."""
+
+    _HANDLERS = frozenset(('get_all', 'get_one', 'post', 'patch',
+                           'delete'))
+
+    def _lookup_child(self, remainder):
+        if remainder in self._HANDLERS:
+            return getattr(self, remainder, None)
+        return None
+
+    def _gate(self):
+        """Below 1.52 the resource does not exist: 404 for reads, 405 for
+        writes, before anything else is looked at (Ironic's order)."""
+        if not utils.allowed(FIRST_VERSION):
+            if pecan.request.method == 'GET':
+                raise webob.exc.HTTPNotFound()
+            raise webob.exc.HTTPMethodNotAllowed()
+
+    @pecan.expose()
+    def _route(self, args, request=None):
+        self._gate()
+        return super()._route(args, request)
+
+
+class AllocationsController(_Controller):
+    """``/v1/allocations``."""
+
+    @base.expose()
+    def get_all(self, **kwargs):
+        params = pecan.request.GET
+        utils.check_arguments(params, LIST_PARAMS)
+        owner = params.get('owner')
+        if owner is not None and not utils.allowed(OWNER_VERSION):
+            raise utils.NotAcceptable('Request not acceptable.')
+        fields = utils.parse_fields(params.get('fields'), allowed_fields())
+        owner = _list_owner(owner)
+        limit = utils.parse_limit(params.get('limit'))
+        sort_key = params.get('sort_key', 'id')
+        sort_dir = params.get('sort_dir', 'asc')
+        utils.check_sort(sort_key, sort_dir, db_allocations.SORTABLE,
+                         UNSORTABLE)
+        marker = schema.check_uuid(params.get('marker'))
+        filters = {key: _filter_value(key, params[key])
+                   for key in ('resource_class', 'state')
+                   if params.get(key) is not None}
+        if owner is not None:
+            filters['owner'] = _filter_value('owner', owner)
+        if params.get('node') is not None:
+            try:
+                filters['node_id'] = _fetch_node(params['node']).id
+            except db_exc.NodeNotFound as exc:
+                raise utils.BadRequest(exc.message)
+        items = [render(a) for a in db_allocations.list_allocations(
+            utils.context(), filters, limit, marker, sort_key, sort_dir)]
+        document = utils.collection(
+            'allocations', items, limit, sort_key=sort_key,
+            sort_dir=sort_dir, fields=params.get('fields'),
+            **{key: params.get(key)
+               for key in ('node', 'resource_class', 'state', 'owner')})
+        document['allocations'] = [utils.select_fields(item, fields)
+                                   for item in items]
+        return document
+
+    @base.expose()
+    def get_one(self, ident, **kwargs):
+        params = pecan.request.GET
+        utils.check_arguments(params, ('fields',))
+        fields = utils.parse_fields(params.get('fields'), allowed_fields())
+        allocation = _authorized(
+            'baremetal:allocation:get',
+            lambda: _with_suffix(_fetch_allocation, ident))
+        return utils.select_fields(render(allocation), fields)
+
+    @base.expose(201)
+    def post(self, *args, **kwargs):
+        if args:  # POST /v1/allocations/{ident}
+            raise webob.exc.HTTPMethodNotAllowed()
+        body = schema.validate_post(utils.json_body())
+        allocation = create(body)
+        document = render(allocation)
+        pecan.response.location = document['links'][0]['href']
+        return document
+
+    @base.expose()
+    def patch(self, ident):
+        if not utils.allowed(PATCH_VERSION):
+            raise webob.exc.HTTPMethodNotAllowed()
+        patch = utils.json_body()
+        utils.check_patch(patch)
+        schema.check_patch_paths(patch)
+        allocation = _authorized(
+            'baremetal:allocation:update',
+            lambda: _with_suffix(_fetch_allocation, ident))
+        current = {'name': allocation.name, 'extra': allocation.extra}
+        patched = schema.check_patched(utils.apply_patch(current, patch))
+        changes = {key: value for key, value in patched.items()
+                   if value != current[key]}
+        if changes:
+            allocation = db_allocations.update_allocation(
+                utils.context(), allocation.id, changes)
+        return render(allocation)
+
+    @base.expose(204)
+    def delete(self, ident):
+        destroy(_authorized('baremetal:allocation:delete',
+                            lambda: _with_suffix(_fetch_allocation, ident)))
+
+
+class NodeAllocationController(_Controller):
+    """``/v1/nodes/{node_ident}/allocation``: the allocation of one node.
+    The nodes controller routes there with the node's ident."""
+
+    def __init__(self, node_ident):
+        super().__init__()
+        self.node_ident = node_ident
+
+    def _allocation(self, action):
+        def fetch():
+            node = _with_suffix(_fetch_node, self.node_ident)
+            if node.allocation_uuid is None:
+                raise exception.NotFound('Allocation for node %s was not '
+                                         'found' % self.node_ident)
+            return db_allocations.get_by_uuid(utils.context(),
+                                              node.allocation_uuid)
+        return _authorized(action, fetch)
+
+    @base.expose()
+    def get_all(self, **kwargs):
+        params = pecan.request.GET
+        utils.check_arguments(params, ('fields',))
+        fields = utils.parse_fields(params.get('fields'), allowed_fields())
+        allocation = self._allocation('baremetal:allocation:get')
+        return utils.select_fields(render(allocation), fields)
+
+    @base.expose()
+    def get_one(self, *args, **kwargs):
+        raise webob.exc.HTTPMethodNotAllowed()
+
+    @base.expose(204)
+    def delete(self):
+        destroy(self._allocation('baremetal:allocation:delete'))

@@ -1,0 +1,152 @@
+"""What every ``/v1/nodes`` handler shares: finding the node a request
+names, rendering a node as Ironic does at the request's version, and the
+lock holder through which the API changes nodes."""
+
+import socket
+
+from oslo_utils import strutils
+from oslo_utils import uuidutils
+import pecan
+
+from allocsvc.api.controllers.v1 import base
+from allocsvc.api.controllers.v1 import node_schema
+from allocsvc.api.controllers.v1 import utils
+from allocsvc.common import states
+from allocsvc.db.baremetal import exception
+from allocsvc.db.baremetal import nodes
+from allocsvc.db.baremetal import provisioning
+
+# How long a request waits for a node locked by another operation (a
+# conductor allocating it, another request) before answering 409.
+LOCK_RETRIES = 5
+LOCK_RETRY_INTERVAL = 0.2
+
+_SECRET = '******'
+
+
+def locker():
+    """The API's node lock holder: ``api@<host name>``, so that a lock
+    held by the API is told apart from a conductor's in
+    ``reservation``."""
+    return provisioning.Locker('api@%s' % socket.gethostname(),
+                               retries=LOCK_RETRIES,
+                               interval=LOCK_RETRY_INTERVAL)
+
+
+def _lookup(ident):
+    ctx = utils.context()
+    if uuidutils.is_uuid_like(ident):
+        return nodes.get_by_uuid(ctx, ident)
+    if utils.allowed(node_schema.SINCE['name']):
+        utils.check_ident(ident)
+        return nodes.get_by_name(ctx, ident)
+    # Before names existed, anything else was simply not found.
+    raise exception.NodeNotFound(ident)
+
+
+def get_node(ident, with_suffix=False):
+    """The node ``ident`` (UUID or name) names: 400 for an ident that is
+    neither, 404 if there is no such node. ``with_suffix``: up to 1.90 a
+    node not found under ``ident`` is looked for without a ``.json``
+    suffix (Ironic's format suffix)."""
+    try:
+        return _lookup(ident)
+    except (exception.NodeNotFound, utils.BadRequest):
+        stripped = utils.strip_json_suffix(ident)
+        if not with_suffix or stripped == ident:
+            raise
+    return _lookup(stripped)
+
+
+def provision_state(state):
+    """The provision state as a client of the request's version knows
+    it: before 1.2, ``available`` was called null (NOSTATE)."""
+    if state == states.AVAILABLE and not utils.allowed((1, 2)):
+        return None
+    return state
+
+
+def _masked_instance_info(info):
+    info = strutils.mask_dict_password(info, _SECRET)
+    for key in ('configdrive', 'image_url'):
+        if info.get(key):
+            info[key] = _SECRET
+    return info
+
+
+def _value(node, name):
+    if name in ('provision_updated_at', 'created_at', 'updated_at'):
+        return utils.isotime(getattr(node, name))
+    if name == 'provision_state':
+        return provision_state(node.provision_state)
+    if name == 'driver_info':
+        # Ironic shows secrets to nobody by default (its show_password
+        # policy): passwords are masked.
+        return strutils.mask_dict_password(node.driver_info, _SECRET)
+    if name == 'instance_info':
+        return _masked_instance_info(node.instance_info)
+    return getattr(node, name)
+
+
+def render(node, fields=None):
+    """The node's document at the request's version: the fields that
+    exist at that version (only ``fields`` if given), and its links."""
+    doc = {name: _value(node, name) for name, since in node_schema.FIELDS
+           if utils.allowed(since)}
+    doc['links'] = base.resource_links('nodes', '/' + node.uuid)
+    if fields is None and utils.allowed((1, 14)):
+        doc['states'] = base.resource_links('nodes', '/%s/states'
+                                            % node.uuid)
+    return utils.select_fields(doc, fields)
+
+
+def parse_fields(text):
+    """The ``fields`` query parameter: None if absent; 406 before 1.8 and
+    for a field newer than the request's version; 400 for an unknown
+    field."""
+    if text is None:
+        return None
+    if not utils.allowed((1, 8)):
+        raise utils.NotAcceptable('Request not acceptable.')
+    names = [name.strip() for name in text.split(',') if name.strip()]
+    check_known_at_version(names)
+    return utils.parse_fields(text, node_schema.SINCE)
+
+
+def check_known_at_version(names):
+    """406 for a node field that does not exist yet at the request's
+    version (unknown names are left to the caller)."""
+    for name in names:
+        since = node_schema.SINCE.get(name)
+        if since is not None and not utils.allowed(since):
+            raise utils.NotAcceptable('Request not acceptable.')
+
+
+def query():
+    """The query parameters (the last value of a repeated one); 400 for
+    a value with a NUL character."""
+    params = dict(pecan.request.GET.items())
+    for name, value in params.items():
+        node_schema.check_text(name, value)
+    return params
+
+
+def json_object(allow_empty=False):
+    """The request body as a JSON object ({} for an empty body when
+    ``allow_empty``); 400 otherwise."""
+    if allow_empty and not pecan.request.body:
+        return {}
+    body = utils.json_body()
+    if not isinstance(body, dict):
+        raise utils.BadRequest('The request body must be a JSON object.')
+    return body
+
+
+def set_location(*parts):
+    pecan.response.headers['Location'] = '%s/v1/nodes/%s' % (
+        base.public_url(), '/'.join(parts))
+
+
+def query_without_arguments():
+    """400 for any query parameter (the request takes none)."""
+    utils.check_arguments(query(), ())

@@ -1,0 +1,168 @@
+"""``/v1/nodes/{node}/states``, ``.../states/power``,
+``.../states/provision`` and ``.../maintenance``.
+
+The requests are checked here as Ironic's API checks them (version of
+each verb and argument, body shape, the node's state as read), and
+``allocsvc.db.baremetal.provisioning`` then makes the change under the
+node's lock, checking the state again. ``fake-hardware`` completes every
+change at once, so the 202 Ironic answers comes with the node already in
+its new state.
+"""
+
+from allocsvc.api.controllers.v1 import base
+from allocsvc.api.controllers.v1 import node_common
+from allocsvc.api.controllers.v1 import node_schema
+from allocsvc.api.controllers.v1 import utils
+from allocsvc.common import states
+from allocsvc.db.baremetal import exception
+from allocsvc.db.baremetal import provisioning
+
+# Power targets of API 1.27 (soft power off and reboot, timeout).
+_SOFT_TARGETS = (provisioning.SOFT_REBOOT, provisioning.SOFT_POWER_OFF)
+
+# Provisioning verbs and the version each was introduced in; 'deploy'
+# and 'undeploy' (1.73) are other names of 'active' and 'deleted'.
+_VERB_SINCE = {'active': (1, 1), 'deleted': (1, 1), 'manage': (1, 4),
+               'provide': (1, 4), 'deploy': (1, 73), 'undeploy': (1, 73)}
+_VERB_ALIASES = {'deploy': 'active', 'undeploy': 'deleted'}
+# Ironic's other verbs (inspect, clean, rescue, ...) exist only for
+# hardware this service does not drive: they are refused as requests the
+# node's state does not allow, as Ironic refuses an unknown verb.
+
+
+def _string(body, name, required=False):
+    value = body.get(name)
+    if value is None:
+        if required:
+            raise utils.BadRequest('Missing argument: "%s"' % name)
+        return None
+    if not isinstance(value, str):
+        raise utils.BadRequest('Expected string for %s: %s'
+                               % (name, value))
+    return node_schema.check_text(name, value)
+
+
+class NodeStatesController:
+    """The state sub-resources of one node (handlers take its ident)."""
+
+    @base.expose()
+    def get(self, ident):
+        utils.authorize('baremetal:node:get')
+        node_common.query_without_arguments()
+        node = node_common.get_node(ident)
+        return {
+            'last_error': node.last_error,
+            'power_state': node.power_state,
+            'provision_state': node_common.provision_state(
+                node.provision_state),
+            'provision_updated_at': utils.isotime(
+                node.provision_updated_at),
+            'target_power_state': node.target_power_state,
+            'target_provision_state': node.target_provision_state,
+        }
+
+    @base.expose(202)
+    def power(self, ident):
+        utils.authorize('baremetal:node:set_power_state')
+        body = node_common.json_object()
+        utils.check_arguments(body, ('target', 'timeout'))
+        target = _string(body, 'target', required=True)
+        timeout = body.get('timeout')
+        node = node_common.get_node(ident)
+        if (target in _SOFT_TARGETS or timeout is not None) and \
+                not utils.allowed((1, 27)):
+            raise utils.NotAcceptable('Request not acceptable.')
+        if timeout is not None and (
+                isinstance(timeout, bool) or not isinstance(timeout, int)
+                or timeout < 1):
+            raise utils.BadRequest('timeout has to be positive integer')
+        if target not in provisioning.POWER_RESULTS:
+            raise provisioning.InvalidStateRequested(target, ident,
+                                                     node.power_state)
+        # fake-hardware changes the power state at once: the timeout,
+        # how long to wait for the hardware, never matters.
+        provisioning.set_power_state(utils.context(), node.id, target,
+                                     node_common.locker())
+        node_common.set_location(ident, 'states')
+
+    @base.expose(202)
+    def provision(self, ident):
+        utils.authorize('baremetal:node:set_provision_state')
+        body = node_common.json_object()
+        utils.check_arguments(body, ('target', 'configdrive',
+                                     'clean_steps', 'deploy_steps',
+                                     'rescue_password'))
+        target = _string(body, 'target', required=True)
+        node = node_common.get_node(ident)
+        since = _VERB_SINCE.get(target)
+        if since is not None and not utils.allowed(since):
+            raise utils.NotAcceptable('Request not acceptable.')
+        verb = _VERB_ALIASES.get(target, target)
+        event = states.PROVISION_VERBS.get(verb)
+        if event == states.DEPLOY and node.maintenance:
+            raise provisioning.NodeInMaintenance('provisioning', node.uuid)
+        if event is None or not states.node_accepts(node.provision_state,
+                                                    event):
+            # As Ironic: a node busy with something else is locked (409)
+            # rather than in the wrong state (400).
+            if node.reservation:
+                raise exception.NodeLocked(node.uuid, node.reservation)
+            raise provisioning.InvalidStateRequested(
+                target, node.uuid, node.provision_state)
+        configdrive = self._configdrive(body, verb)
+        for name, only in (('clean_steps', 'clean'),
+                           ('rescue_password', 'rescue')):
+            if body.get(name) is not None:
+                raise utils.BadRequest(
+                    '"%s" is only valid when setting target provision '
+                    'state to %s' % (name, only))
+        if body.get('deploy_steps') is not None:
+            # Deploy steps are what a real deploy interface runs;
+            # fake-hardware has none to run them with.
+            raise utils.BadRequest('"deploy_steps" are not supported by '
+                                   'the fake-hardware driver')
+        provisioning.provision(utils.context(), node.id, verb,
+                               node_common.locker(), configdrive=configdrive)
+        node_common.set_location(ident, 'states')
+
+    @staticmethod
+    def _configdrive(body, verb):
+        configdrive = body.get('configdrive')
+        if configdrive is None:
+            return None
+        if not isinstance(configdrive, (str, dict)):
+            raise utils.BadRequest('Expected a string or an object for '
+                                   'configdrive')
+        if verb != 'active':
+            raise utils.BadRequest('Adding a config drive is only supported '
+                                   'when setting provision state to active')
+        if isinstance(configdrive, dict) and not utils.allowed((1, 56)):
+            raise utils.BadRequest('Providing a JSON object for configdrive '
+                                   'is only supported starting with API '
+                                   'version 1.56')
+        return configdrive
+
+
+class NodeMaintenanceController:
+
+    @base.expose(202)
+    def put(self, ident):
+        utils.authorize('baremetal:node:set_maintenance')
+        body = node_common.json_object(allow_empty=True)
+        params = node_common.query()
+        utils.check_arguments(body, ('reason',))
+        utils.check_arguments(params, ('reason',))
+        reason = _string(body, 'reason')
+        if reason is None:
+            reason = params.get('reason')
+        node = node_common.get_node(ident)
+        provisioning.set_maintenance(utils.context(), node.id, True, reason,
+                                     node_common.locker())
+
+    @base.expose(202)
+    def delete(self, ident):
+        utils.authorize('baremetal:node:set_maintenance')
+        node_common.query_without_arguments()
+        node = node_common.get_node(ident)
+        provisioning.set_maintenance(utils.context(), node.id, False, None,
+                                     node_common.locker())

@@ -1,0 +1,368 @@
+"""The rules of changing a node through the bare-metal API.
+
+Creating, updating and deleting nodes, maintenance, traits, and the power
+and provision state changes, with Ironic's rules and messages. The only
+hardware type is ``fake-hardware``: it completes every step at once, so a
+state change is one transaction that walks the node machine of
+``allocsvc.common.states`` from the current state to the next stable one
+(``states.node_settle``); no state string is made up here.
+
+Every change of an existing node holds the node's lock (``locking``) for
+its duration, like a conductor's task, so it never interleaves with a
+conductor allocating the node; the write itself is also conditional on
+the lock and on the state it was decided from. A node locked by someone
+else for longer than the ``Locker``'s patience is NodeLocked (409). The
+node a change returns is read once the lock is released.
+"""
+
+import sqlalchemy as sa
+
+from allocsvc.common import exception as common_exception
+from allocsvc.common import states
+from allocsvc.db import api as db_api
+from allocsvc.db.baremetal import exception
+from allocsvc.db.baremetal import locking
+from allocsvc.db.baremetal import nodes
+from allocsvc.db import models
+
+_NODE = models.nodes
+_ALLOC = models.baremetal_allocations
+
+# The hardware types nodes may use: ``fake-hardware`` finishes each
+# power and provisioning step as soon as it is asked.
+DRIVERS = ('fake-hardware',)
+
+# Power targets (``PUT /v1/nodes/{n}/states/power``) and the power state
+# each leaves a node in.
+SOFT_REBOOT = 'soft rebooting'
+SOFT_POWER_OFF = 'soft power off'
+POWER_RESULTS = {
+    states.POWER_ON: states.POWER_ON,
+    states.POWER_OFF: states.POWER_OFF,
+    states.REBOOT: states.POWER_ON,
+    SOFT_REBOOT: states.POWER_ON,
+    SOFT_POWER_OFF: states.POWER_OFF,
+}
+
+# Where a node's instance_uuid may be removed although an allocation set
+# it (Ironic also allows its inspection states, which nodes here never
+# enter); maintenance allows it anywhere.
+_INSTANCE_REMOVAL_STATES = (states.ENROLL, states.MANAGEABLE,
+                            states.AVAILABLE)
+# Where a node's resource class may be changed once it has one.
+_RESOURCE_CLASS_STATES = _INSTANCE_REMOVAL_STATES
+
+
+class NoValidHost(common_exception.BadRequest):
+    def __init__(self, driver, group):
+        super().__init__(
+            'No valid host was found. Reason: No conductor service '
+            'registered which supports driver %s for conductor group '
+            '"%s".' % (driver, group or ''))
+
+
+class InvalidStateRequested(common_exception.BadRequest):
+    def __init__(self, action, node, state):
+        super().__init__(
+            'The requested action "%s" can not be performed on node "%s" '
+            'while it is in state "%s".' % (action, node, state))
+
+
+class InvalidState(common_exception.Conflict):
+    """The node's state forbids the change."""
+
+
+class NodeInMaintenance(common_exception.BadRequest):
+    def __init__(self, operation, node):
+        super().__init__(
+            "The %s operation can't be performed on node %s because it's "
+            "in maintenance mode." % (operation, node))
+
+
+class Locker:
+    """Who takes node locks on behalf of the API (``host``, written into
+    ``nodes.reservation``), and how patiently: ``retries`` more attempts
+    ``interval`` seconds apart before NodeLocked."""
+
+    def __init__(self, host, retries=5, interval=0.2):
+        self.host = host
+        self.retries = retries
+        self.interval = interval
+
+    def hold(self, context, node_id):
+        """``locking.node_lock`` for this holder; see there."""
+        return locking.node_lock(context, node_id, self.host,
+                                 retries=self.retries,
+                                 interval=self.interval)
+
+
+def check_driver(driver, conductor_group=''):
+    """NoValidHost (400) unless nodes may use ``driver``."""
+    if driver not in DRIVERS:
+        raise NoValidHost(driver, conductor_group)
+
+
+def initial_state(legacy=False):
+    """The provision state of a new node: the machine's initial state,
+    or, for clients older than API 1.11 (``legacy``), where ``manage``
+    and then ``provide`` take it (``available``), as Ironic did."""
+    state = states.NODE_INITIAL
+    if legacy:
+        for verb in ('manage', 'provide'):
+            event = states.PROVISION_VERBS[verb]
+            state = states.node_settle(state, event)[-1][0]
+    return state
+
+
+def create_node(context, values, legacy=False):
+    """Insert a node from ``values`` (columns, and ``traits``) in its
+    initial state (see ``initial_state``); return it. NoValidHost for
+    an unknown driver; the unique clashes of ``nodes.create_node``."""
+    check_driver(values['driver'], values.get('conductor_group'))
+    values = dict(values, provision_state=initial_state(legacy))
+    return nodes.create_node(context, values)
+
+
+def _drop_allocation(context, node):
+    """Delete the node's allocation, inside the caller's transaction;
+    the node is unlinked first (it refers to the allocation)."""
+    context.session.execute(
+        _NODE.update().where(_NODE.c.id == node.id)
+        .values(allocation_id=None))
+    context.session.execute(
+        _ALLOC.delete().where(_ALLOC.c.id == node.allocation_id))
+
+
+def _allocation_owner(context, allocation_id):
+    return context.session.execute(
+        sa.select(_ALLOC.c.owner).where(_ALLOC.c.id == allocation_id)
+    ).scalar()
+
+
+# -- update and delete -------------------------------------------------------
+
+def update_node(context, node_id, changes, locker, expected=None):
+    """Write ``changes`` (column values) to the node under its lock, in
+    one transaction, and return the node. ``expected`` (column values)
+    are what the changes were computed from (a JSON patch applied to the
+    node as the caller read it): if another writer changed one of those
+    columns meanwhile, NodeChanged (409) rather than a lost update.
+    Ironic's rules:
+
+    * no change while a state transition is in progress outside the
+      states that allow updates (but removing ``instance_uuid`` in
+      maintenance is always allowed) -- InvalidState (409);
+    * removing ``instance_uuid`` that an allocation set deletes the
+      allocation; it is only allowed in maintenance or in enroll,
+      manageable or available -- InvalidState;
+    * replacing one ``instance_uuid`` with another -- NodeAssociated;
+    * changing ``owner`` while the node's allocation has an owner --
+      InvalidState;
+    * changing ``resource_class`` once set, outside enroll, manageable
+      and available -- InvalidState;
+    * ``driver`` must be one nodes may use -- NoValidHost (400).
+    """
+    if 'driver' in changes:
+        check_driver(changes['driver'], changes.get('conductor_group'))
+    with locker.hold(context, node_id):
+        _update(context, node_id, changes, locker.host, expected or {})
+    return nodes.get_by_id(context, node_id)
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def _update(context, node_id, changes, host, expected):
+    node = nodes.get_in_transaction(context, node_id)
+    for column, value in expected.items():
+        if getattr(node, column) != value:
+            raise nodes.NodeChanged(node.uuid, column)
+    changes = {key: value for key, value in changes.items()
+               if getattr(node, key) != value}
+    removing_instance = ('instance_uuid' in changes and
+                         changes['instance_uuid'] is None)
+    if not (node.maintenance and removing_instance and len(changes) == 1):
+        if (node.target_provision_state and node.provision_state
+                not in states.UPDATE_ALLOWED_STATES):
+            raise InvalidState('Node %s can not be updated while a state '
+                               'transition is in progress.' % node.uuid)
+    if 'owner' in changes and node.allocation_id and \
+            _allocation_owner(context, node.allocation_id) is not None:
+        raise InvalidState('Cannot update owner of node "%s" while it is '
+                           'allocated to an allocation with an owner.'
+                           % node.uuid)
+    if 'resource_class' in changes and node.resource_class is not None \
+            and node.provision_state not in _RESOURCE_CLASS_STATES:
+        raise InvalidState(
+            'Node %s can not have resource_class updated unless it is in '
+            'one of allowed (%s) states.'
+            % (node.uuid, ', '.join(_RESOURCE_CLASS_STATES)))
+    if 'instance_uuid' in changes:
+        if removing_instance and node.allocation_id:
+            if not node.maintenance and \
+                    node.provision_state not in _INSTANCE_REMOVAL_STATES:
+                raise InvalidState(
+                    'Node %s with an allocation can not have instance_uuid '
+                    'removed unless it is in one of allowed (%s) states or '
+                    'in maintenance mode.'
+                    % (node.uuid, ', '.join(_INSTANCE_REMOVAL_STATES)))
+            _drop_allocation(context, node)
+        elif not removing_instance and node.instance_uuid is not None:
+            raise exception.NodeAssociated(node.uuid, node.instance_uuid)
+    if not changes:
+        return node
+    return nodes.update_in_transaction(
+        context, node_id, changes, locked_by=host,
+        expect={'provision_state': node.provision_state})
+
+
+def destroy_node(context, node_id, locker):
+    """Delete the node (with its traits and allocation) under its lock.
+    Out of maintenance, a node with an instance is NodeAssociated (409)
+    and one outside enroll and manageable is InvalidState (409)."""
+    destroyed = False
+    try:
+        with locker.hold(context, node_id):
+            _destroy(context, node_id, locker.host)
+            destroyed = True
+    except exception.NodeNotFound:
+        # Releasing the lock of a node that is gone finds no node.
+        if not destroyed:
+            raise
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def _destroy(context, node_id, host):
+    node = nodes.get_in_transaction(context, node_id)
+    if node.reservation != host:
+        raise exception.NodeNotLocked(node.uuid, host)
+    if not node.maintenance:
+        if node.instance_uuid is not None:
+            raise exception.NodeAssociated(node.uuid, node.instance_uuid)
+        if node.provision_state not in states.DELETE_ALLOWED_STATES:
+            raise InvalidState(
+                'Can not delete node "%s" while it is in provision state '
+                '"%s". Valid provision states to perform deletion are: '
+                '"%s", or set the node into maintenance mode'
+                % (node.uuid, node.provision_state,
+                   ', '.join(states.DELETE_ALLOWED_STATES)))
+    nodes.destroy_in_transaction(context, node_id)
+
+
+def set_maintenance(context, node_id, maintenance, reason, locker):
+    """Put the node into maintenance with ``reason`` (True), or take it
+    out, forgetting the reason (False); return the node."""
+    with locker.hold(context, node_id):
+        _set_maintenance(context, node_id, maintenance, reason, locker.host)
+    return nodes.get_by_id(context, node_id)
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def _set_maintenance(context, node_id, maintenance, reason, host):
+    values = {'maintenance': bool(maintenance),
+              'maintenance_reason': reason if maintenance else None}
+    return nodes.update_in_transaction(context, node_id, values,
+                                       locked_by=host)
+
+
+# -- power and provisioning --------------------------------------------------
+
+def set_power_state(context, node_id, target, locker):
+    """Apply the power ``target`` (a key of POWER_RESULTS) and return the
+    node, now in the power state that leaves it in. InvalidStateRequested
+    (400) for another target, or while the node is being cleaned."""
+    with locker.hold(context, node_id):
+        _set_power_state(context, node_id, target, locker.host)
+    return nodes.get_by_id(context, node_id)
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def _set_power_state(context, node_id, target, host):
+    node = nodes.get_in_transaction(context, node_id)
+    if target not in POWER_RESULTS:
+        raise InvalidStateRequested(target, node.uuid, node.power_state)
+    if node.provision_state == states.CLEANING:
+        raise InvalidStateRequested(target, node.uuid, node.provision_state)
+    # UPDATE nodes SET power_state = :new, target_power_state = NULL, ...
+    # WHERE id = :id AND reservation = :host AND power_state = :current
+    return nodes.update_in_transaction(
+        context, node_id,
+        {'power_state': POWER_RESULTS[target], 'target_power_state': None},
+        locked_by=host, expect={'power_state': node.power_state})
+
+
+def provision(context, node_id, verb, locker, configdrive=None):
+    """Apply the provisioning ``verb`` (a key of
+    ``states.PROVISION_VERBS``) and let ``fake-hardware`` finish it:
+    the node ends in the stable state the machine leads to, in one
+    transaction; return it.
+
+    * InvalidStateRequested (400): the machine refuses the verb in the
+      node's state (or does not know it);
+    * NodeInMaintenance (400): deploying (``active``) a node in
+      maintenance;
+    * ``active`` keeps the node's instance and allocation (and stores
+      ``configdrive`` in ``instance_info``, as Ironic does);
+    * ``deleted`` (tear down) clears ``instance_uuid`` and
+      ``instance_info`` and deletes the node's allocation.
+    """
+    with locker.hold(context, node_id):
+        _provision(context, node_id, verb, locker.host, configdrive)
+    return nodes.get_by_id(context, node_id)
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def _provision(context, node_id, verb, host, configdrive):
+    node = nodes.get_in_transaction(context, node_id)
+    event = states.PROVISION_VERBS.get(verb)
+    if event == states.DEPLOY and node.maintenance:
+        raise NodeInMaintenance('provisioning', node.uuid)
+    if event is None:
+        raise InvalidStateRequested(verb, node.uuid, node.provision_state)
+    try:
+        path = states.node_settle(node.provision_state, event)
+    except states.InvalidTransition:
+        raise InvalidStateRequested(verb, node.uuid, node.provision_state)
+    provision_state, target = path[-1]
+    values = {'provision_state': provision_state,
+              'target_provision_state': target, 'last_error': None}
+    if event == states.DEPLOY and configdrive is not None:
+        values['instance_info'] = dict(node.instance_info,
+                                       configdrive=configdrive)
+    if event == states.DELETED:
+        values.update(instance_uuid=None, instance_info={})
+        if node.allocation_id is not None:
+            _drop_allocation(context, node)
+    # UPDATE nodes SET provision_state = :settled, ...
+    # WHERE id = :id AND reservation = :host
+    #   AND provision_state = :current
+    return nodes.update_in_transaction(
+        context, node_id, values, locked_by=host,
+        expect={'provision_state': node.provision_state})
+
+
+# -- traits ------------------------------------------------------------------
+
+def set_traits(context, node_id, traits, locker):
+    """Replace the node's traits (under its lock: a conductor re-checks
+    traits under it before allocating the node); return them."""
+    with locker.hold(context, node_id):
+        return nodes.set_traits(context, node_id, traits)
+
+
+def add_trait(context, node_id, trait, locker):
+    with locker.hold(context, node_id):
+        nodes.add_trait(context, node_id, trait)
+
+
+def remove_trait(context, node_id, trait, locker):
+    with locker.hold(context, node_id):
+        nodes.remove_trait(context, node_id, trait)
+
+
+def remove_all_traits(context, node_id, locker):
+    with locker.hold(context, node_id):
+        nodes.remove_all_traits(context, node_id)

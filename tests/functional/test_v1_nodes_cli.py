@@ -1,0 +1,229 @@
+"""Real Ironic clients against ``allocsvc-all`` over HTTP, unchanged:
+``openstack baremetal node ...`` (python-ironicclient's OSC plugin,
+negotiating the latest version) and openstacksdk's baremetal proxy.
+
+Scenarios: a node's life through the CLI (create, list, show, set,
+unset, manage, provide, power on/off, maintenance set/unset, add and
+remove traits, deploy, undeploy, delete) and its error output; a node
+allocated by allocsvc-all's conductor, deployed and torn down; a node's
+life through openstacksdk. The CLI commands of one scenario run in one Python
+process (``openstackclient.shell.main``, what the ``openstack`` script
+calls), to spare the client's start-up time for each; one command runs
+the ``openstack`` script itself.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import openstack
+import pytest
+
+from tests.functional import test_commands
+
+OPENSTACK = os.path.join(os.path.dirname(sys.executable), 'openstack')
+
+# Runs each command given (a JSON list of argument lists) through the
+# OpenStack CLI and prints one JSON line per command: exit code, output.
+_DRIVER = '''
+import contextlib, io, json, sys
+from openstackclient import shell
+base = ['--os-auth-type', 'none', '--os-endpoint', sys.argv[1]]
+for args in json.loads(sys.argv[2]):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = shell.main(base + args)
+    print(json.dumps({'rc': rc, 'out': out.getvalue(),
+                      'err': err.getvalue()}))
+'''
+
+
+@pytest.fixture(scope='module')
+def endpoint(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp('nodes-cli')
+    port = test_commands._free_port()
+    conf_file = tmp_path / 'allocsvc.conf'
+    conf_file.write_text(
+        '[api]\nport = %d\nplacement_port = 0\n'
+        '[database]\nconnection = sqlite:///%s\n'
+        % (port, tmp_path / 'svc.sqlite'))
+    proc = test_commands._run_server(['--config-file', str(conf_file)],
+                                     tmp_path)
+    url = 'http://127.0.0.1:%d' % port
+    try:
+        test_commands._wait_for(url + '/', proc)
+        yield url
+    finally:
+        test_commands._stop(proc)
+
+
+def _env():
+    return {k: v for k, v in os.environ.items() if not k.startswith('OS_')}
+
+
+def cli(endpoint, *commands):
+    """Run ``commands`` (argument lists after ``openstack``); their
+    results as (exit code, parsed JSON output or text, stderr)."""
+    done = subprocess.run(
+        [sys.executable, '-c', _DRIVER, endpoint, json.dumps(commands)],
+        env=_env(), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    results = []
+    for line in done.stdout.splitlines():
+        result = json.loads(line)
+        out = result['out']
+        try:
+            out = json.loads(out) if out.strip() else None
+        except ValueError:
+            pass
+        results.append((result['rc'], out, result['err']))
+    assert len(results) == len(commands), done.stdout
+    return results
+
+
+def test_node_life_through_the_cli(endpoint):
+    node = 'baremetal', 'node'
+    results = cli(
+        endpoint,
+        [*node, 'create', '--driver', 'fake-hardware', '--name', 'cli-1',
+         '--resource-class', 'gold', '--property', 'cpus=8', '-f', 'json'],
+        [*node, 'list', '-f', 'json'],
+        [*node, 'set', 'cli-1', '--extra', 'rack=a1', '--description',
+         'first node', '--owner', 'p1'],
+        [*node, 'manage', 'cli-1', '--wait', '30'],
+        [*node, 'provide', 'cli-1', '--wait', '30'],
+        [*node, 'power', 'on', 'cli-1'],
+        [*node, 'add', 'trait', 'cli-1', 'CUSTOM_GPU', 'HW_CPU_X86_AVX'],
+        [*node, 'remove', 'trait', 'cli-1', 'HW_CPU_X86_AVX'],
+        [*node, 'maintenance', 'set', 'cli-1', '--reason', 'fan'],
+        [*node, 'show', 'cli-1', '-f', 'json'],
+        [*node, 'maintenance', 'unset', 'cli-1'],
+        [*node, 'unset', 'cli-1', '--extra', 'rack', '--description'],
+        [*node, 'deploy', 'cli-1', '--wait', '30'],
+        [*node, 'undeploy', 'cli-1', '--wait', '30'],
+        [*node, 'power', 'off', 'cli-1'],
+        [*node, 'list', '--provision-state', 'available', '--fields',
+         'uuid', 'name', 'power_state', 'allocation_uuid', '-f', 'json'],
+        [*node, 'show', 'cli-1', '-f', 'json'],
+        [*node, 'trait', 'list', 'cli-1', '-f', 'json'],
+        [*node, 'show', 'nope'],
+        [*node, 'create', '--driver', 'ipmi'],
+        [*node, 'manage', 'cli-1', '--wait', '30'],
+        [*node, 'delete', 'cli-1'],
+        [*node, 'list', '-f', 'json'],
+    )
+    for rc, out, err in results[:18]:
+        assert rc == 0, err
+    created, listed = results[0][1], results[1][1]
+    assert created['name'] == 'cli-1'
+    assert created['provision_state'] == 'enroll'
+    assert created['power_state'] is None
+    assert created['properties'] == {'cpus': 8}
+    assert listed == [{
+        'uuid': created['uuid'], 'name': 'cli-1', 'instance_uuid': None,
+        'power_state': None, 'provision_state': 'enroll',
+        'maintenance': False}]
+    shown = results[9][1]
+    assert (shown['provision_state'], shown['power_state'],
+            shown['maintenance'], shown['maintenance_reason']) == (
+        'available', 'power on', True, 'fan')
+    assert shown['traits'] == ['CUSTOM_GPU']
+    assert shown['extra'] == {'rack': 'a1'}
+    assert (shown['description'], shown['owner']) == ('first node', 'p1')
+    assert results[15][1] == [{'uuid': created['uuid'], 'name': 'cli-1',
+                               'power_state': 'power off',
+                               'allocation_uuid': None}]
+    final = results[16][1]
+    assert (final['provision_state'], final['maintenance'],
+            final['extra'], final['description']) == (
+        'available', False, {}, None)
+    assert results[17][1] == [{'traits': 'CUSTOM_GPU'}]
+    rc, _out, err = results[18]
+    assert rc == 1 and 'Node nope could not be found. (HTTP 404)' in err
+    rc, _out, err = results[19]
+    assert rc == 1 and ('No valid host was found. Reason: No conductor '
+                        'service registered which supports driver ipmi'
+                        in err)
+    assert [rc for rc, _out, _err in results[20:]] == [0, 0, 0]
+    assert results[22][1] == []
+
+
+def test_allocated_node_deployed_and_torn_down(endpoint):
+    """With allocsvc-all's own conductor: a node allocated through the
+    allocation API keeps its allocation when deployed, and tearing it
+    down deletes the allocation."""
+    node = 'baremetal', 'node'
+    results = cli(
+        endpoint,
+        [*node, 'create', '--driver', 'fake-hardware', '--name', 'alloc-1',
+         '--resource-class', 'silver', '-f', 'json'],
+        [*node, 'manage', 'alloc-1', '--wait', '30'],
+        [*node, 'provide', 'alloc-1', '--wait', '30'],
+        [*node, 'power', 'on', 'alloc-1'],
+        ['baremetal', 'allocation', 'create', '--resource-class', 'silver',
+         '--wait', '30', '-f', 'json'],
+        [*node, 'deploy', 'alloc-1', '--wait', '30'],
+        [*node, 'show', 'alloc-1', '-f', 'json'],
+        [*node, 'undeploy', 'alloc-1', '--wait', '30'],
+        [*node, 'show', 'alloc-1', '-f', 'json'],
+        ['baremetal', 'allocation', 'list', '-f', 'json'],
+        [*node, 'maintenance', 'set', 'alloc-1'],
+        [*node, 'delete', 'alloc-1'],
+    )
+    for rc, _out, err in results:
+        assert rc == 0, err
+    allocation = results[4][1]
+    assert (allocation['state'], allocation['node_uuid']) == (
+        'active', results[0][1]['uuid'])
+    deployed = results[6][1]
+    assert (deployed['provision_state'], deployed['allocation_uuid'],
+            deployed['instance_uuid']) == ('active', allocation['uuid'],
+                                           allocation['uuid'])
+    torn_down = results[8][1]
+    assert (torn_down['provision_state'], torn_down['allocation_uuid'],
+            torn_down['instance_uuid']) == ('available', None, None)
+    assert results[9][1] == []
+
+
+def test_the_openstack_script(endpoint):
+    done = subprocess.run(
+        [OPENSTACK, '--os-auth-type', 'none', '--os-endpoint', endpoint,
+         'baremetal', 'node', 'create', '--driver', 'fake-hardware',
+         '--name', 'script-1', '-f', 'json'],
+        env=_env(), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)['provision_state'] == 'enroll'
+    cli(endpoint, ['baremetal', 'node', 'delete', 'script-1'])
+
+
+def test_openstacksdk_baremetal_proxy(endpoint):
+    conn = openstack.connect(auth_type='none',
+                             baremetal_endpoint_override=endpoint,
+                             load_yaml_config=False, load_envvars=False)
+    proxy = conn.baremetal
+    node = proxy.create_node(driver='fake-hardware', name='sdk-1',
+                             resource_class='gold')
+    assert node.provision_state == 'enroll'
+    proxy.set_node_provision_state(node, 'manage', wait=True, timeout=30)
+    proxy.set_node_provision_state(node, 'provide', wait=True, timeout=30)
+    proxy.set_node_power_state(node, 'power on', wait=True, timeout=30)
+    proxy.set_node_traits(node, ['CUSTOM_A'])
+    proxy.add_node_trait(node, 'CUSTOM_B')
+    proxy.patch_node(proxy.get_node('sdk-1'),
+                     [{'op': 'add', 'path': '/extra/x', 'value': 1}])
+    proxy.set_node_maintenance(node, reason='sdk')
+    node = proxy.get_node('sdk-1')
+    assert (node.provision_state, node.power_state, node.traits,
+            node.extra, node.is_maintenance, node.maintenance_reason) == (
+        'available', 'power on', ['CUSTOM_A', 'CUSTOM_B'], {'x': 1}, True,
+        'sdk')
+    proxy.unset_node_maintenance(node)
+    proxy.set_node_provision_state(node, 'active', wait=True, timeout=30)
+    proxy.set_node_provision_state(node, 'deleted', wait=True, timeout=30)
+    assert [n.name for n in proxy.nodes(details=True)] == ['sdk-1']
+    assert [n.id for n in proxy.nodes(provision_state='available')] == [
+        node.id]
+    proxy.set_node_provision_state(node, 'manage', wait=True, timeout=30)
+    proxy.delete_node(node)
+    assert list(proxy.nodes()) == []
