@@ -38,25 +38,25 @@ def unavailable(reason):
     pytest.skip(reason)
 
 
-def _create_database(backend):
-    """Create an empty database on the server; return its URL."""
+def _create_database(backend, name=DB_NAME):
+    """Create an empty database ``name`` on the server; return its URL."""
     server = _SERVER_URLS[backend]
     admin_db = '/postgres' if backend == 'postgresql' else '/'
     engine = sa.create_engine(server + admin_db, isolation_level='AUTOCOMMIT')
     try:
         with engine.connect() as conn:
-            conn.execute(sa.text('DROP DATABASE IF EXISTS %s' % DB_NAME))
-            conn.execute(sa.text('CREATE DATABASE %s' % DB_NAME))
+            conn.execute(sa.text('DROP DATABASE IF EXISTS %s' % name))
+            conn.execute(sa.text('CREATE DATABASE %s' % name))
     except sa.exc.OperationalError as exc:
         raise Unavailable('%s is not reachable at %s: %s'
                           % (backend, server, exc.orig))
     finally:
         engine.dispose()
     suffix = '?charset=utf8mb4' if backend == 'mysql' else ''
-    return '%s/%s%s' % (server, DB_NAME, suffix)
+    return '%s/%s%s' % (server, name, suffix)
 
 
-def drop_database(backend):
+def drop_database(backend, name=DB_NAME):
     server = _SERVER_URLS[backend]
     admin_db = '/postgres' if backend == 'postgresql' else '/'
     engine = sa.create_engine(server + admin_db, isolation_level='AUTOCOMMIT')
@@ -66,8 +66,8 @@ def drop_database(backend):
                 conn.execute(sa.text(
                     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                     "WHERE datname = '%s' AND pid <> pg_backend_pid()"
-                    % DB_NAME))
-            conn.execute(sa.text('DROP DATABASE IF EXISTS %s' % DB_NAME))
+                    % name))
+            conn.execute(sa.text('DROP DATABASE IF EXISTS %s' % name))
     finally:
         engine.dispose()
 

@@ -16,6 +16,9 @@ LOG = logging.getLogger(__name__)
 class _ThreadingServer(socketserver.ThreadingMixIn, simple_server.WSGIServer):
     daemon_threads = True
     allow_reuse_address = True
+    # socketserver's default backlog of 5 makes the kernel reset
+    # connections when a few dozen clients connect at once.
+    request_queue_size = 1024
 
 
 class _QuietHandler(simple_server.WSGIRequestHandler):

@@ -1,0 +1,302 @@
+"""Run the bare-metal service as it is deployed, for end-to-end races.
+
+``Cluster`` starts ``allocsvc-api`` under gunicorn and several
+``allocsvc-conductor`` processes over RabbitMQ (a control exchange of
+its own, so concurrent runs do not meet) on a real database, or
+``allocsvc-all`` alone on SQLite (the embedded default). ``Client`` speaks
+Ironic's API with one keep-alive connection per thread, and
+``enrol``/``race`` are the workload the tests share.
+"""
+
+import concurrent.futures
+import http.client
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+from tests import backends
+from tests.integration import server as api_server
+
+RABBIT = 'rabbit://guest:guest@127.0.0.1:5672/'
+REDIS = 'redis://127.0.0.1:6379'
+BIN = pathlib.Path(sys.executable).parent
+API_VERSION = '1.60'
+NOTHING_LEFT = ('no available nodes', 'no suitable nodes',
+                'could not reserve', 'filtered out during reservation')
+
+
+def require_services(*names):
+    """Skip (fail with CI=true) unless RabbitMQ / Redis answer."""
+    ports = {'rabbitmq': 5672, 'redis': 6379}
+    import socket
+    for name in names:
+        try:
+            socket.create_connection(('127.0.0.1', ports[name]), 2).close()
+        except OSError as exc:
+            backends.unavailable('%s is not reachable on 127.0.0.1:%d: %s'
+                                 % (name, ports[name], exc))
+
+
+class Client:
+    def __init__(self, port):
+        self.port = port
+        self._local = threading.local()
+
+    def request(self, method, path, body=None):
+        headers = {'X-OpenStack-Ironic-API-Version': API_VERSION,
+                   'Accept': 'application/json'}
+        data = None
+        if body is not None:
+            data = json.dumps(body)
+            headers['Content-Type'] = 'application/json'
+        for attempt in (1, 2):
+            conn = getattr(self._local, 'conn', None)
+            if conn is None:
+                conn = http.client.HTTPConnection('127.0.0.1', self.port,
+                                                  timeout=60)
+                self._local.conn = conn
+            try:
+                conn.request(method, path, body=data, headers=headers)
+                resp = conn.getresponse()
+                raw = resp.read()
+                break
+            except (OSError, http.client.HTTPException):
+                conn.close()
+                self._local.conn = None
+                if attempt == 2:
+                    raise
+        return resp.status, (json.loads(raw) if raw else None)
+
+    def ok(self, method, path, body=None):
+        status, parsed = self.request(method, path, body)
+        assert status < 300, (method, path, status, parsed)
+        return parsed
+
+    def list(self, resource):
+        items, path = [], '/v1/%s?limit=1000' % resource
+        while path:
+            doc = self.ok('GET', path)
+            items.extend(doc[resource])
+            nxt = doc.get('next')
+            path = nxt[nxt.index('/v1/'):] if nxt else None
+        return items
+
+
+class Cluster:
+    """``conductors`` conductor processes + gunicorn API on ``db_url``
+    over RabbitMQ; or, with ``db_url=None``, ``allocsvc-all`` on a SQLite
+    file in ``workdir``."""
+
+    def __init__(self, workdir, db_url=None, conductors=3, workers=2,
+                 threads=8):
+        self.workdir = pathlib.Path(workdir)
+        self.procs = {}
+        self.logs = {}
+        if db_url is None:
+            self._start_embedded()
+        else:
+            self._start_distributed(db_url, conductors, workers, threads)
+        self.client = Client(self.port)
+        self.wait_ready(1 if db_url is None else conductors)
+
+    def _spawn(self, name, cmd, env=None):
+        log = open(self.workdir / ('%s.log' % name), 'w+b')
+        self.logs[name] = log
+        self.procs[name] = subprocess.Popen(
+            cmd, stdout=log, stderr=subprocess.STDOUT, cwd=self.workdir,
+            env=dict(os.environ, **(env or {})))
+
+    def _start_embedded(self):
+        self.port = api_server.free_port()
+        conf = self.workdir / 'allocsvc.conf'
+        conf.write_text('[api]\nport = %d\nplacement_port = 0\n'
+                        '[database]\nconnection = sqlite:///%s\n'
+                        % (self.port, self.workdir / 'allocsvc.sqlite'))
+        self._spawn('all', [str(BIN / 'allocsvc-all'), '--config-file',
+                            str(conf)])
+
+    def _start_distributed(self, db_url, conductors, workers, threads):
+        # RabbitMQ queues are named after the topic and the host, not the
+        # exchange: unique host names keep concurrent runs apart.
+        run = uuid.uuid4().hex[:8]
+        self.hosts = ['conductor-%d-%s' % (i, run) for i in range(conductors)]
+        # Heartbeats arrive seconds late on a loaded 2-core machine: a
+        # shorter timeout would declare live conductors dead.
+        common = ('[DEFAULT]\ntransport_url = %s\ncontrol_exchange = '
+                  'allocsvc_test_%s\n[database]\nconnection = %s\n'
+                  'max_pool_size = 10\n'
+                  '[conductor]\nheartbeat_interval = 1\n'
+                  'heartbeat_timeout = 10\ncheck_allocations_interval = 1\n'
+                  'coordination_backend_url = %s\n'
+                  % (RABBIT, run, db_url, REDIS))
+        for i, host in enumerate(self.hosts):
+            conf = self.workdir / ('conductor-%d.conf' % i)
+            conf.write_text(common.replace(
+                '[DEFAULT]\n', '[DEFAULT]\nhost = %s\n' % host))
+            self._spawn('conductor-%d' % i, [
+                str(BIN / 'allocsvc-conductor'), '--config-file', str(conf)])
+        api_conf = self.workdir / 'api.conf'
+        api_conf.write_text(common + '[api]\nauth_strategy = noauth\n')
+        self.port = api_server.free_port()
+        self._spawn('api', [
+            sys.executable, '-m', 'gunicorn', '--workers', str(workers),
+            '--threads', str(threads), '--worker-class', 'gthread',
+            '--bind', '127.0.0.1:%d' % self.port, '--graceful-timeout', '5',
+            'allocsvc.api.wsgi:init_application()'],
+            env={'ALLOCSVC_CONFIG_FILE': str(api_conf)})
+
+    def output(self):
+        out = []
+        for name, log in self.logs.items():
+            log.flush()
+            log.seek(0)
+            out.append('--- %s\n%s' % (
+                name, log.read().decode(errors='replace')[-3000:]))
+        return '\n'.join(out)
+
+    def wait_ready(self, conductors, timeout=90):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            for name, proc in self.procs.items():
+                if proc.poll() is not None:
+                    raise RuntimeError('%s exited\n%s'
+                                       % (name, self.output()))
+            try:
+                status, body = self.client.request('GET', '/v1/conductors')
+            except OSError:
+                status = None
+            if status == 200 and sum(
+                    c['alive'] for c in body['conductors']) >= conductors:
+                return
+            time.sleep(0.3)
+        raise RuntimeError('not ready\n' + self.output())
+
+    def kill(self, name):
+        self.procs[name].send_signal(signal.SIGKILL)
+        self.procs[name].wait()
+
+    def stop(self):
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self.procs.values():
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        for log in self.logs.values():
+            log.close()
+
+
+def enrol(client, count, resource_class, traits=(), threads=16):
+    """``count`` fake-hardware nodes, powered off and ``available``."""
+    def one(i):
+        node = client.ok('POST', '/v1/nodes', {
+            'driver': 'fake-hardware', 'name': 'node-%d' % i,
+            'resource_class': resource_class})
+        for trait in traits:
+            client.ok('PUT', '/v1/nodes/%s/traits/%s' % (node['uuid'], trait))
+        client.ok('PUT', '/v1/nodes/%s/states/power' % node['uuid'],
+                  {'target': 'power off'})
+        for verb in ('manage', 'provide'):
+            client.ok('PUT', '/v1/nodes/%s/states/provision' % node['uuid'],
+                      {'target': verb})
+        return node['uuid']
+
+    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+        return list(pool.map(one, range(count)))
+
+
+class RaceResult:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.created = []
+        self.statuses = []      # unexpected HTTP answers
+        self.errors = []        # allocations in error not for lack of nodes
+
+
+def wait_final(client, ident, timeout=120):
+    delay, deadline = 0.005, time.time() + timeout
+    while time.time() < deadline:
+        body = client.ok('GET', '/v1/allocations/%s' % ident)
+        if body['state'] != 'allocating':
+            return body
+        time.sleep(delay)
+        delay = min(delay * 1.5, 0.1)
+    return body
+
+
+def race(client, clients, resource_class, traits=(), on_progress=None,
+         wait=True):
+    """``clients`` threads create allocations until each is told that no
+    node is left. With ``wait=False`` a client does not wait for its
+    allocation to finish before creating the next one (the test checks
+    the outcome later), which keeps many allocations in flight."""
+    result = RaceResult()
+
+    def worker(_):
+        while True:
+            status, body = client.request('POST', '/v1/allocations', {
+                'resource_class': resource_class, 'traits': list(traits)})
+            if status != 201:
+                with result.lock:
+                    result.statuses.append((status, body))
+                return
+            with result.lock:
+                result.created.append(body['uuid'])
+                count = len(result.created)
+            if on_progress:
+                on_progress(count)
+            if not wait:
+                if count >= 400:
+                    return
+                continue
+            final = wait_final(client, body['uuid'])
+            if final['state'] == 'active':
+                continue
+            if final['state'] == 'error' and any(
+                    sign in (final['last_error'] or '')
+                    for sign in NOTHING_LEFT):
+                return
+            with result.lock:
+                result.errors.append(final)
+            return
+
+    with concurrent.futures.ThreadPoolExecutor(clients) as pool:
+        list(pool.map(worker, range(clients)))
+    return result
+
+
+def settle(client, timeout=120):
+    """Every allocation, once none is ``allocating`` any more."""
+    deadline = time.time() + timeout
+    while True:
+        allocations = client.list('allocations')
+        if not any(a['state'] == 'allocating' for a in allocations) or \
+                time.time() > deadline:
+            return allocations
+        time.sleep(0.5)
+
+
+def check_outcome(client, allocations, node_uuids):
+    """No allocation left ``allocating``; every active one on its own
+    node; each node's instance is its allocation."""
+    stuck = [a for a in allocations if a['state'] == 'allocating']
+    assert not stuck, stuck[:3]
+    active = [a for a in allocations if a['state'] == 'active']
+    holders = {}
+    for alloc in active:
+        assert alloc['node_uuid'] not in holders, alloc
+        holders[alloc['node_uuid']] = alloc['uuid']
+    assert set(holders) <= set(node_uuids)
+    nodes = {n['uuid']: n for n in client.list('nodes')}
+    for node_uuid, alloc_uuid in holders.items():
+        assert nodes[node_uuid]['instance_uuid'] == alloc_uuid
+    return holders
