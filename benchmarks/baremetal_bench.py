@@ -1,0 +1,255 @@
+#!/usr/bin/env python3
+"""The bare-metal allocation workload: N nodes, K concurrent clients
+creating allocations until the nodes run out.
+
+  # The embedded default: allocsvc-all, SQLite, in-process RPC.
+  python benchmarks/baremetal_bench.py --start embedded
+  # allocsvc-api (gunicorn) + 3 allocsvc-conductor over RabbitMQ, MariaDB.
+  python benchmarks/baremetal_bench.py --start distributed --db mysql
+  # Any running Ironic-compatible endpoint (noauth).
+  python benchmarks/baremetal_bench.py --url http://127.0.0.1:6385
+
+For each node count it enrols the nodes through the API (fake-hardware,
+three resource classes, one rack trait each), times single allocations on
+the idle system, then for each client count frees every node and runs
+the clients; it prints allocations per second, time from POST to active
+(p50/p95), errors, and whether any node ended in two allocations or any
+allocation stayed ``allocating``.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import pathlib
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from bench import baremetal  # noqa: E402
+from bench import servers  # noqa: E402
+
+RABBIT = 'rabbit://guest:guest@127.0.0.1:5672/'
+
+
+def log(msg):
+    print('[%s] %s' % (datetime.datetime.now().strftime('%H:%M:%S'), msg),
+          file=sys.stderr, flush=True)
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        description=__doc__.split('\n\n')[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    target = p.add_mutually_exclusive_group(required=True)
+    target.add_argument('--url', help='a running Ironic-compatible '
+                        'endpoint (noauth), e.g. http://127.0.0.1:6385')
+    target.add_argument('--start', choices=['embedded', 'distributed'],
+                        help='embedded: allocsvc-all on SQLite with '
+                        'in-process RPC; distributed: allocsvc-api '
+                        '(gunicorn) and --conductors allocsvc-conductor '
+                        'processes over RabbitMQ on --db')
+    p.add_argument('--db', choices=['mysql', 'postgresql'], default='mysql',
+                   help='database of --start distributed')
+    p.add_argument('--conductors', type=int, default=3)
+    p.add_argument('--workers', type=int, default=4,
+                   help='gunicorn workers of the distributed API')
+    p.add_argument('--threads', type=int, default=8,
+                   help='gunicorn threads per worker')
+    p.add_argument('--nodes', default='200,1000',
+                   help='comma-separated node counts')
+    p.add_argument('--clients', default='1,10,50',
+                   help='comma-separated client counts')
+    p.add_argument('--json', metavar='FILE', help='also write JSON here')
+    p.add_argument('--keep', action='store_true',
+                   help='keep the work directory (configs and logs)')
+    args = p.parse_args(argv)
+    args.nodes = [int(n) for n in args.nodes.split(',') if n]
+    args.clients = [int(k) for k in args.clients.split(',') if k]
+    return args
+
+
+class Process:
+    def __init__(self, name, cmd, workdir, env=None):
+        self.name = name
+        self.log = open(workdir / ('%s.log' % name), 'w+b')
+        self.proc = subprocess.Popen(cmd, stdout=self.log,
+                                     stderr=subprocess.STDOUT, cwd=workdir,
+                                     env=dict(os.environ, **(env or {})))
+
+    def output(self):
+        self.log.flush()
+        self.log.seek(0)
+        return self.log.read().decode(errors='replace')[-4000:]
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+
+
+def _bin(name):
+    return str(pathlib.Path(sys.executable).parent / name)
+
+
+def wait_ready(url, procs, conductors, timeout=120):
+    """Until the API answers and ``conductors`` conductors are alive."""
+    client = baremetal.Client(url, timeout=5)
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        for proc in procs:
+            if proc.proc.poll() is not None:
+                raise RuntimeError('%s exited:\n%s' % (proc.name,
+                                                       proc.output()))
+        try:
+            status, body = client.request('GET', '/v1/conductors')
+        except OSError:
+            status = None
+        if status == 200 and sum(c.get('alive', False)
+                                 for c in body['conductors']) >= conductors:
+            return
+        time.sleep(0.3)
+    raise RuntimeError('not ready after %ss:\n%s' % (
+        timeout, '\n'.join(p.output() for p in procs)))
+
+
+def start_embedded(workdir):
+    db = servers.Database('sqlite', workdir, 'baremetal')
+    port = servers.free_port()
+    conf = workdir / 'allocsvc.conf'
+    conf.write_text('[DEFAULT]\ndebug = False\n[database]\nconnection = %s\n'
+                    '[api]\nport = %d\nplacement_port = 0\n' % (db.url, port))
+    proc = Process('allocsvc-all', [_bin('allocsvc-all'), '--config-file',
+                                    str(conf)], workdir)
+    url = 'http://127.0.0.1:%d' % port
+    wait_ready(url, [proc], 1)
+    return url, [proc], db
+
+
+def start_distributed(workdir, args):
+    db = servers.Database(args.db, workdir, 'baremetal')
+    exchange = 'bench_%s' % uuid.uuid4().hex[:8]
+    common = ('[DEFAULT]\ndebug = False\ntransport_url = %s\n'
+              'control_exchange = %s\n[database]\nconnection = %s\n'
+              'max_pool_size = %d\n' % (RABBIT, exchange, db.url,
+                                        args.threads + 4))
+    api_conf = workdir / 'api.conf'
+    api_conf.write_text(common + '[api]\nauth_strategy = noauth\n')
+    subprocess.run([_bin('allocsvc-dbsync'), '--config-file', str(api_conf),
+                    'upgrade'], check=True, stdout=subprocess.DEVNULL)
+    procs = []
+    for i in range(args.conductors):
+        conf = workdir / ('conductor-%d.conf' % i)
+        conf.write_text(common.replace(
+            '[DEFAULT]\n', '[DEFAULT]\nhost = bench-conductor-%d\n' % i))
+        procs.append(Process('conductor-%d' % i, [
+            _bin('allocsvc-conductor'), '--config-file', str(conf)],
+            workdir))
+    port = servers.free_port()
+    procs.append(Process('api', [
+        sys.executable, '-m', 'gunicorn', '--workers', str(args.workers),
+        '--threads', str(args.threads), '--worker-class', 'gthread',
+        '--bind', '127.0.0.1:%d' % port, '--graceful-timeout', '5',
+        'allocsvc.api.wsgi:init_application()'], workdir,
+        env={'ALLOCSVC_CONFIG_FILE': str(api_conf)}))
+    url = 'http://127.0.0.1:%d' % port
+    wait_ready(url, procs, args.conductors)
+    return url, procs, db
+
+
+def fmt(value):
+    if value is None:
+        return '-'
+    if isinstance(value, float):
+        return '%.1f' % value
+    return str(value)
+
+
+def table(results):
+    header = ('nodes', 'K', 'allocs', 'allocs/s', 'active p50 ms',
+              'active p95 ms', 'POST p50 ms', 'errors', 'exhausted',
+              'double', 'stuck', 'free left')
+    lines = [header]
+    for res in results:
+        for run in res['runs']:
+            check = run['check']
+            lines.append((res['nodes'], run['clients'], run['allocations'],
+                          run['allocations_per_s'], run['active_p50_ms'],
+                          run['active_p95_ms'], run['post_p50_ms'],
+                          run['errors'], run['exhausted'],
+                          check['double_allocated'], check['stuck'],
+                          check['nodes'] - check['allocated_nodes']))
+    cells = [[fmt(v) for v in line] for line in lines]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    out = ['  '.join(c.rjust(w) for c, w in zip(row, widths))
+           for row in cells]
+    out.insert(1, '  '.join('-' * w for w in widths))
+    for res in results:
+        single = res['single']
+        out.append('single allocation, idle, %d nodes: p50 %.1f ms, p95 '
+                   '%.1f ms, min %.1f ms (%d reps); enrolment %.1f s'
+                   % (res['nodes'], single['p50_ms'], single['p95_ms'],
+                      single['min_ms'], single['reps'], res['setup_s']))
+    return '\n'.join(out)
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    workdir = pathlib.Path(tempfile.mkdtemp(prefix='baremetal-bench-'))
+    meta = {'date': datetime.datetime.now().isoformat(timespec='seconds'),
+            'python': platform.python_version(), 'cpus': os.cpu_count(),
+            'target': args.url or args.start,
+            'db': 'sqlite' if args.start == 'embedded' else args.db,
+            'conductors': args.conductors if args.start == 'distributed'
+            else 1, 'nodes': args.nodes, 'clients': args.clients}
+    results, failures = [], []
+    for nodes in args.nodes:
+        procs, db = [], None
+        try:
+            if args.url:
+                url = args.url
+            elif args.start == 'embedded':
+                url, procs, db = start_embedded(workdir)
+            else:
+                url, procs, db = start_distributed(workdir, args)
+            log('%s: %d nodes, clients %s' % (url, nodes, args.clients))
+            res = baremetal.run(baremetal.Client(url), nodes, args.clients)
+            results.append(res)
+            for run in res['runs']:
+                failures.extend(run['error_samples'])
+                failures.extend(run['check']['problems'])
+        finally:
+            for proc in procs:
+                proc.stop()
+            if db is not None:
+                db.drop()
+    print('Bare-metal workload: %s, database %s, %s conductor(s), %d '
+          'resource classes, half the clients asking for a trait'
+          % (meta['target'], meta['db'], meta['conductors'], 3))
+    print(table(results))
+    if failures:
+        print('\nProblems:')
+        for line in failures[:20]:
+            print('  ' + line)
+    if args.json:
+        with open(args.json, 'w') as f:
+            json.dump({'meta': meta, 'results': results}, f, indent=2)
+    if not args.keep:
+        import shutil
+        shutil.rmtree(workdir, ignore_errors=True)
+    else:
+        log('work directory: %s' % workdir)
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

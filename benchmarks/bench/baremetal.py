@@ -1,0 +1,292 @@
+"""The bare-metal allocation workload: enrol nodes, then K clients create
+allocations until no node is left, then check the result.
+
+Everything goes through the Ironic-compatible HTTP API (``/v1``), so the
+same workload runs against any endpoint that speaks it. Each client
+thread asks for allocations of its own resource class (round-robin over
+the classes, half of the requests with a trait) and polls each new
+allocation until it is ``active`` or ``error``; a client stops when an
+allocation of each class failed because none was left.
+"""
+
+import concurrent.futures
+import http.client
+import json
+import statistics
+import threading
+import time
+import urllib.parse
+import uuid
+
+API_VERSION = '1.60'
+TRAITS = ('CUSTOM_RACK_A', 'CUSTOM_RACK_B')
+# How last_error says that nothing suitable is left (the conductor's
+# messages, which follow Ironic's).
+NOTHING_LEFT = ('no available nodes', 'no suitable nodes',
+                'could not reserve', 'filtered out during reservation',
+                'none of the requested nodes')
+
+
+class Client:
+    """A minimal Ironic API client on one keep-alive connection per
+    thread (the threads of the workload each have one)."""
+
+    def __init__(self, url, timeout=60.0):
+        parsed = urllib.parse.urlsplit(url)
+        self.host = parsed.hostname
+        self.port = parsed.port or 80
+        self.prefix = parsed.path.rstrip('/')
+        self.timeout = timeout
+        self._local = threading.local()
+
+    def _conn(self):
+        conn = getattr(self._local, 'conn', None)
+        if conn is None:
+            conn = http.client.HTTPConnection(self.host, self.port,
+                                              timeout=self.timeout)
+            self._local.conn = conn
+        return conn
+
+    def request(self, method, path, body=None):
+        headers = {'X-OpenStack-Ironic-API-Version': API_VERSION,
+                   'Accept': 'application/json'}
+        data = None
+        if body is not None:
+            data = json.dumps(body)
+            headers['Content-Type'] = 'application/json'
+        for attempt in (1, 2):
+            conn = self._conn()
+            try:
+                conn.request(method, self.prefix + path, body=data,
+                             headers=headers)
+                resp = conn.getresponse()
+                raw = resp.read()
+                break
+            except (OSError, http.client.HTTPException):
+                # A server may close an idle keep-alive connection: retry
+                # once on a new one.
+                conn.close()
+                self._local.conn = None
+                if attempt == 2:
+                    raise
+        try:
+            parsed = json.loads(raw) if raw else None
+        except ValueError:
+            parsed = raw.decode(errors='replace')
+        return resp.status, parsed
+
+    def check(self, method, path, body=None, expect=(200, 201, 202, 204)):
+        status, parsed = self.request(method, path, body)
+        if status not in expect:
+            raise RuntimeError('%s %s -> %s %s'
+                               % (method, path, status, str(parsed)[:400]))
+        return parsed
+
+
+def resource_classes(count):
+    return ['bm.class%d' % i for i in range(count)]
+
+
+def enrol(client, nodes, classes, threads=16):
+    """Create ``nodes`` fake-hardware nodes spread over ``classes``, each
+    with one rack trait, powered off and ``available``. Returns seconds."""
+    start = time.perf_counter()
+
+    def one(i):
+        node = client.check('POST', '/v1/nodes', {
+            'driver': 'fake-hardware', 'name': 'bench-%d-%s'
+            % (i, uuid.uuid4().hex[:6]),
+            'resource_class': classes[i % len(classes)]})
+        ident = node['uuid']
+        client.check('PUT', '/v1/nodes/%s/traits/%s'
+                     % (ident, TRAITS[i % len(TRAITS)]))
+        client.check('PUT', '/v1/nodes/%s/states/power' % ident,
+                     {'target': 'power off'})
+        client.check('PUT', '/v1/nodes/%s/states/provision' % ident,
+                     {'target': 'manage'})
+        client.check('PUT', '/v1/nodes/%s/states/provision' % ident,
+                     {'target': 'provide'})
+
+    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+        list(pool.map(one, range(nodes)))
+    return time.perf_counter() - start
+
+
+def list_all(client, resource):
+    items, path = [], '/v1/%s?limit=1000' % resource
+    while path:
+        doc = client.check('GET', path)
+        items.extend(doc[resource])
+        nxt = doc.get('next')
+        path = None
+        if nxt:
+            parsed = urllib.parse.urlsplit(nxt)
+            path = parsed.path + '?' + parsed.query
+    return items
+
+
+def release_all(client, threads=16):
+    """Delete every allocation (the nodes are available again)."""
+    allocations = list_all(client, 'allocations')
+    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+        list(pool.map(lambda a: client.check(
+            'DELETE', '/v1/allocations/%s' % a['uuid']), allocations))
+
+
+class _Result:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.active = []        # seconds from POST to seen active
+        self.post = []          # seconds of the POST itself
+        self.exhausted = 0      # error: nothing left for the request
+        self.errors = []        # anything else that went wrong
+
+
+def _wait(client, ident, deadline_s):
+    """Poll until the allocation leaves ``allocating``; the first polls
+    come quickly, later ones back off so that 50 clients polling do not
+    drown the API."""
+    delay, end = 0.002, time.perf_counter() + deadline_s
+    while True:
+        status, body = client.request('GET', '/v1/allocations/%s' % ident)
+        if status != 200:
+            return None, 'GET %s -> %s %s' % (ident, status, body)
+        if body['state'] != 'allocating':
+            return body, None
+        if time.perf_counter() > end:
+            return None, 'allocation %s still allocating after %ss' % (
+                ident, deadline_s)
+        time.sleep(delay)
+        delay = min(delay * 1.5, 0.05)
+
+
+def run_clients(client, clients, classes, deadline_s=120):
+    """K clients allocating until nothing is left; returns the figures."""
+    result = _Result()
+
+    def worker(index):
+        rotation = classes[index % len(classes):] + \
+            classes[:index % len(classes)]
+        for rc in rotation:
+            # Odd clients ask for a trait until no node with it is left,
+            # then go on without it.
+            trait = TRAITS[index // 2 % len(TRAITS)] if index % 2 else None
+            while True:
+                body = {'resource_class': rc}
+                if trait:
+                    body['traits'] = [trait]
+                start = time.perf_counter()
+                status, created = client.request('POST', '/v1/allocations',
+                                                 body)
+                posted = time.perf_counter()
+                if status != 201:
+                    with result.lock:
+                        result.errors.append('POST -> %s %s'
+                                             % (status, str(created)[:300]))
+                    return
+                final, problem = _wait(client, created['uuid'], deadline_s)
+                done = time.perf_counter()
+                with result.lock:
+                    result.post.append(posted - start)
+                    if problem:
+                        result.errors.append(problem)
+                        return
+                    if final['state'] == 'active':
+                        result.active.append(done - start)
+                        continue
+                    error = final.get('last_error') or ''
+                    if not any(sign in error for sign in NOTHING_LEFT):
+                        result.errors.append('error: %s' % error)
+                        return
+                    result.exhausted += 1
+                if not trait:
+                    break
+                trait = None
+
+    start = time.perf_counter()
+    with concurrent.futures.ThreadPoolExecutor(clients) as pool:
+        list(pool.map(worker, range(clients)))
+    elapsed = time.perf_counter() - start
+    return result, elapsed
+
+
+def _ms(values, q):
+    if not values:
+        return None
+    if q == 50:
+        return statistics.median(values) * 1000
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1,
+                       int(round(q / 100 * (len(ordered) - 1))))] * 1000
+
+
+def check(client, nodes_total):
+    """Every active allocation holds a distinct node, that node points
+    back at it, and no allocation is left ``allocating``."""
+    allocations = list_all(client, 'allocations')
+    nodes = list_all(client, 'nodes')
+    by_node = {}
+    problems = []
+    stuck = [a['uuid'] for a in allocations if a['state'] == 'allocating']
+    if stuck:
+        problems.append('%d allocations left allocating' % len(stuck))
+    for alloc in allocations:
+        if alloc['state'] == 'active':
+            if alloc['node_uuid'] in by_node:
+                problems.append('node %s in allocations %s and %s' % (
+                    alloc['node_uuid'], by_node[alloc['node_uuid']],
+                    alloc['uuid']))
+            by_node[alloc['node_uuid']] = alloc['uuid']
+    for node in nodes:
+        owner = by_node.get(node['uuid'])
+        if owner and node.get('instance_uuid') != owner:
+            problems.append('node %s instance %s, allocation %s' % (
+                node['uuid'], node.get('instance_uuid'), owner))
+    return {'allocated_nodes': len(by_node), 'nodes': nodes_total,
+            'stuck': len(stuck), 'double_allocated': sum(
+                'in allocations' in p for p in problems),
+            'problems': problems[:10]}
+
+
+def single(client, classes, reps=20):
+    """Time to active of one allocation at a time on an idle system."""
+    times = []
+    for i in range(reps):
+        start = time.perf_counter()
+        status, created = client.request(
+            'POST', '/v1/allocations', {'resource_class': classes[0]})
+        if status != 201:
+            raise RuntimeError('POST -> %s %s' % (status, created))
+        final, problem = _wait(client, created['uuid'], 60)
+        times.append(time.perf_counter() - start)
+        if problem or final['state'] != 'active':
+            raise RuntimeError(problem or final['last_error'])
+        client.check('DELETE', '/v1/allocations/%s' % created['uuid'])
+    return {'reps': reps, 'p50_ms': _ms(times, 50), 'p95_ms': _ms(times, 95),
+            'min_ms': min(times) * 1000}
+
+
+def run(client, nodes, clients_list, class_count=3):
+    """One node count: enrol, time single allocations, then each K."""
+    classes = resource_classes(class_count)
+    out = {'nodes': nodes, 'classes': class_count,
+           'setup_s': enrol(client, nodes, classes)}
+    out['single'] = single(client, classes)
+    out['runs'] = []
+    for clients in clients_list:
+        release_all(client)
+        result, elapsed = run_clients(client, clients, classes)
+        verdict = check(client, nodes)
+        out['runs'].append({
+            'clients': clients, 'elapsed_s': elapsed,
+            'allocations': len(result.active),
+            'allocations_per_s': len(result.active) / elapsed,
+            'active_p50_ms': _ms(result.active, 50),
+            'active_p95_ms': _ms(result.active, 95),
+            'post_p50_ms': _ms(result.post, 50),
+            'post_p95_ms': _ms(result.post, 95),
+            'exhausted': result.exhausted,
+            'errors': len(result.errors),
+            'error_samples': result.errors[:5],
+            'check': verdict})
+    return out
