@@ -92,9 +92,12 @@ placement_opts = [
         'allocation_conflict_retry_count', default=10, min=1,
         help='How many times an allocation write (PUT or POST '
              '/allocations, POST /reshaper) is attempted, each time in a '
-             'fresh transaction, when another request changed one of its '
-             'resource providers meanwhile, before the request is answered '
-             'with 409 placement.concurrent_update.'),
+             'fresh transaction, before the request is answered with 409 '
+             'placement.concurrent_update. Allocation writes start again '
+             'when one of their resource providers was deleted meanwhile '
+             '(concurrent writers of a provider otherwise wait for each '
+             'other); a reshape also when another request changed one of '
+             'its providers.'),
     cfg.BoolOpt(
         'randomize_allocation_candidates', default=False,
         help='Shuffle the answers of GET /allocation_candidates. Without '
