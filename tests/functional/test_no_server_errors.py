@@ -26,6 +26,8 @@ BIG = 2 ** 63
 BODIES = [
     None, b'', b'null', b'[]', b'{}', b'"text"', b'{"a": 1}', b'{"name":',
     b'{"total": 1e999}', b'\xff\xfe',
+    # Deeper than Python's JSON parser can recurse.
+    ('[' * 100000 + ']' * 100000).encode(),
     {'name': NUL},
     {'name': 'x' * 300},
     {'name': 'CUSTOM_' + NUL},

@@ -275,3 +275,19 @@ def test_keystone_other_routes_need_a_token(keystone_api, path):
     assert resp.status_int == 401
     assert 'WWW-Authenticate' in resp.headers
     assert resp.headers['x-openstack-request-id'].startswith('req-')
+
+
+@pytest.mark.parametrize('method,path', [
+    ('POST', '/v1/allocations'), ('PATCH', '/v1/allocations/a1'),
+    ('POST', '/v1/nodes'), ('PUT', '/v1/nodes/n1/states/power'),
+    ('POST', '/v1/conductors'), ('POST', '/v1/nowhere'),
+])
+def test_json_nested_too_deeply_is_a_400(api, method, path):
+    # Deeper than Python's JSON parser can recurse: before the check,
+    # the RecursionError escaped as a 500 on every resource but nodes.
+    body = ('[' * 100000 + ']' * 100000).encode()
+    resp = call(api, path, method=method, body=body,
+                headers={IRONIC: LATEST,
+                         'Content-Type': 'application/json'})
+    assert resp.status_int == 400
+    assert 'nested too deeply' in error(resp)['description']

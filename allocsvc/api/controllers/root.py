@@ -11,6 +11,7 @@ from pecan import rest
 
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import controller as v1
+from allocsvc.api.controllers.v1 import utils
 
 # Under PrefixDispatcher's mount point (allocsvc.api.app).
 PLACEMENT_PATH = '/placement/'
@@ -40,6 +41,7 @@ class RootController(rest.RestController):
 
     @pecan.expose()
     def _route(self, args, request=None):
+        utils.check_json_depth(request or pecan.request)
         if args[0] and args[0] != 'v1':
             args = ['v1'] + list(args)
         return super()._route(args, request)

@@ -134,6 +134,8 @@ def extract_json(req, schema):
         data = json.loads(req.body, parse_constant=_no_constants)
     except ValueError as exc:
         raise exception.BadRequest('Malformed JSON: %s' % exc)
+    except RecursionError:
+        raise exception.BadRequest('Malformed JSON: nested too deeply')
     validate(data, schema)
     return data
 

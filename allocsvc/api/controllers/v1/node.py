@@ -7,7 +7,6 @@ verb; Ironic's messages) and leave the rules of changing a node to
 ``allocsvc.db.baremetal.provisioning``.
 """
 
-import json
 
 import pecan
 from pecan import routing
@@ -80,23 +79,6 @@ def _match(pattern, path):
     return found
 
 
-def _check_json_depth(request):
-    """400 for a JSON body nested too deeply for Python's parser. Pecan
-    parses a JSON body before any handler runs, and such a body would
-    escape it as a RecursionError (a 500)."""
-    if request.method == 'GET' or not request.body or \
-            request.content_type not in ('application/json',
-                                         'application/javascript'):
-        return
-    try:
-        json.loads(request.body)
-    except RecursionError:
-        raise webob.exc.HTTPBadRequest(
-            detail='The request body is nested too deeply.')
-    except (ValueError, UnicodeDecodeError):
-        pass  # the handler answers it
-
-
 class NodesController:
     """The node collection and everything under it."""
 
@@ -108,7 +90,6 @@ class NodesController:
     @pecan.expose()
     def _route(self, args, request=None):
         request = request or pecan.request
-        _check_json_depth(request)
         path = list(args)
         if path and path[-1] == '':
             path.pop()  # a trailing slash

@@ -211,6 +211,23 @@ def collection(name, items, limit, resource=None, marker_key='uuid',
     return document
 
 
+def check_json_depth(request):
+    """400 for a JSON body nested too deeply for Python's parser. Pecan
+    parses a JSON body before any handler runs, and such a body would
+    escape it as a RecursionError (a 500)."""
+    if request.method in ('GET', 'HEAD') or not request.body or \
+            request.content_type not in ('application/json',
+                                         'application/javascript'):
+        return
+    try:
+        json.loads(request.body)
+    except RecursionError:
+        raise webob.exc.HTTPBadRequest(
+            detail='The request body is nested too deeply.')
+    except (ValueError, UnicodeDecodeError):
+        pass  # the handler answers it
+
+
 def json_body():
     """The request body parsed as JSON; 400 when it is not JSON (Ironic
     answers a malformed body with a 500)."""
@@ -222,6 +239,8 @@ def json_body():
         return json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadRequest('The request body is not valid JSON: %s' % exc)
+    except RecursionError:
+        raise BadRequest('The request body is nested too deeply.')
 
 
 def check_patch(patch):
