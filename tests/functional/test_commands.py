@@ -63,6 +63,24 @@ def _stop(proc):
         proc.stdout.close()
 
 
+def serve_all_in_one(tmp_path):
+    """Run allocsvc-all on a SQLite file in ``tmp_path`` (no Placement
+    listener) and yield its URL until the caller is done."""
+    port = _free_port()
+    conf_file = tmp_path / 'allocsvc.conf'
+    conf_file.write_text(
+        '[api]\nport = %d\nplacement_port = 0\n'
+        '[database]\nconnection = sqlite:///%s\n'
+        % (port, tmp_path / 'svc.sqlite'))
+    proc = _run_server(['--config-file', str(conf_file)], tmp_path)
+    url = 'http://127.0.0.1:%d' % port
+    try:
+        _wait_for(url + '/', proc)
+        yield url
+    finally:
+        _stop(proc)
+
+
 def test_dbsync_upgrade_and_version(tmp_path):
     db_file = tmp_path / 'sync.sqlite'
     conf_file = tmp_path / 'allocsvc.conf'

@@ -38,6 +38,8 @@ from allocsvc.db.baremetal import conductors as db_conductors
 from allocsvc.db.baremetal import exception as db_exc
 from allocsvc.db.baremetal import nodes as db_nodes
 from tests import conftest
+from tests.functional.ironic_errors import fault
+from tests.functional.ironic_errors import message
 
 IRONIC = 'X-OpenStack-Ironic-API-Version'
 FULL_KEYS = {'uuid', 'name', 'node_uuid', 'state', 'last_error',
@@ -121,18 +123,6 @@ class Env:
 
     def rows(self):
         return db_allocations.list_allocations(self.ctx)
-
-
-def fault(resp):
-    """The inner document of Ironic's error body."""
-    assert resp.content_type == 'application/json'
-    assert list(resp.json) == ['error_message']
-    return json.loads(resp.json['error_message'])
-
-
-def message(resp):
-    inner = fault(resp)
-    return inner.get('faultstring') or inner.get('description')
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ link from ``/v1``.
 """
 
 import datetime
-import json
 
 from oslo_utils import timeutils
 import pytest
@@ -20,6 +19,7 @@ from allocsvc.common import context as context_mod
 from allocsvc.db.baremetal import conductors as db_conductors
 from allocsvc.db import models
 from tests import conftest
+from tests.functional.ironic_errors import message
 
 IRONIC = 'X-OpenStack-Ironic-API-Version'
 SHORT = {'hostname', 'conductor_group', 'alive', 'links'}
@@ -49,10 +49,6 @@ class Env:
         with self.database.engine.begin() as conn:
             conn.execute(table.update().where(table.c.hostname == hostname)
                          .values(heartbeat_at=when))
-
-
-def message(resp):
-    return json.loads(resp.json['error_message']).get('faultstring')
 
 
 @pytest.fixture

@@ -35,6 +35,8 @@ from allocsvc.common import states
 from allocsvc.db.baremetal import conductors as db_conductors
 from allocsvc.db.baremetal import nodes as db_nodes
 from tests import conftest
+from tests.functional.ironic_errors import fault
+from tests.functional.ironic_errors import message
 
 IRONIC = 'X-OpenStack-Ironic-API-Version'
 LIST_KEYS = {'uuid', 'name', 'instance_uuid', 'power_state',
@@ -61,17 +63,6 @@ def call(method, path, body=None, version='latest', raw=None):
         req.body = raw if raw is not None else json.dumps(body).encode()
         req.content_type = 'application/json'
     return req.get_response(app())
-
-
-def fault(resp):
-    assert resp.content_type == 'application/json'
-    assert list(resp.json) == ['error_message']
-    return json.loads(resp.json['error_message'])
-
-
-def message(resp):
-    inner = fault(resp)
-    return inner.get('faultstring') or inner.get('description')
 
 
 def create(version='latest', **body):

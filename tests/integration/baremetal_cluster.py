@@ -11,16 +11,14 @@ Ironic's API with one keep-alive connection per thread, and
 import concurrent.futures
 import http.client
 import json
-import os
 import pathlib
-import signal
-import subprocess
 import sys
 import threading
 import time
 import uuid
 
 from tests import backends
+from tests.integration import processes
 from tests.integration import server as api_server
 
 RABBIT = 'rabbit://guest:guest@127.0.0.1:5672/'
@@ -88,16 +86,14 @@ class Client:
         return items
 
 
-class Cluster:
+class Cluster(processes.ProcessGroup):
     """``conductors`` conductor processes + gunicorn API on ``db_url``
     over RabbitMQ; or, with ``db_url=None``, ``allocsvc-all`` on a SQLite
     file in ``workdir``."""
 
     def __init__(self, workdir, db_url=None, conductors=3, workers=2,
                  threads=8):
-        self.workdir = pathlib.Path(workdir)
-        self.procs = {}
-        self.logs = {}
+        super().__init__(pathlib.Path(workdir))
         if db_url is None:
             self._start_embedded()
         else:
@@ -105,21 +101,14 @@ class Cluster:
         self.client = Client(self.port)
         self.wait_ready(1 if db_url is None else conductors)
 
-    def _spawn(self, name, cmd, env=None):
-        log = open(self.workdir / ('%s.log' % name), 'w+b')
-        self.logs[name] = log
-        self.procs[name] = subprocess.Popen(
-            cmd, stdout=log, stderr=subprocess.STDOUT, cwd=self.workdir,
-            env=dict(os.environ, **(env or {})))
-
     def _start_embedded(self):
         self.port = api_server.free_port()
         conf = self.workdir / 'allocsvc.conf'
         conf.write_text('[api]\nport = %d\nplacement_port = 0\n'
                         '[database]\nconnection = sqlite:///%s\n'
                         % (self.port, self.workdir / 'allocsvc.sqlite'))
-        self._spawn('all', [str(BIN / 'allocsvc-all'), '--config-file',
-                            str(conf)])
+        self.spawn('all', [str(BIN / 'allocsvc-all'), '--config-file',
+                           str(conf)])
 
     def _start_distributed(self, db_url, conductors, workers, threads):
         # RabbitMQ queues are named after the topic and the host, not the
@@ -139,34 +128,22 @@ class Cluster:
             conf = self.workdir / ('conductor-%d.conf' % i)
             conf.write_text(common.replace(
                 '[DEFAULT]\n', '[DEFAULT]\nhost = %s\n' % host))
-            self._spawn('conductor-%d' % i, [
+            self.spawn('conductor-%d' % i, [
                 str(BIN / 'allocsvc-conductor'), '--config-file', str(conf)])
         api_conf = self.workdir / 'api.conf'
         api_conf.write_text(common + '[api]\nauth_strategy = noauth\n')
         self.port = api_server.free_port()
-        self._spawn('api', [
+        self.spawn('api', [
             sys.executable, '-m', 'gunicorn', '--workers', str(workers),
             '--threads', str(threads), '--worker-class', 'gthread',
             '--bind', '127.0.0.1:%d' % self.port, '--graceful-timeout', '5',
             'allocsvc.api.wsgi:init_application()'],
             env={'ALLOCSVC_CONFIG_FILE': str(api_conf)})
 
-    def output(self):
-        out = []
-        for name, log in self.logs.items():
-            log.flush()
-            log.seek(0)
-            out.append('--- %s\n%s' % (
-                name, log.read().decode(errors='replace')[-3000:]))
-        return '\n'.join(out)
-
     def wait_ready(self, conductors, timeout=90):
         deadline = time.time() + timeout
         while time.time() < deadline:
-            for name, proc in self.procs.items():
-                if proc.poll() is not None:
-                    raise RuntimeError('%s exited\n%s'
-                                       % (name, self.output()))
+            self.check_running()
             try:
                 status, body = self.client.request('GET', '/v1/conductors')
             except OSError:
@@ -176,23 +153,6 @@ class Cluster:
                 return
             time.sleep(0.3)
         raise RuntimeError('not ready\n' + self.output())
-
-    def kill(self, name):
-        self.procs[name].send_signal(signal.SIGKILL)
-        self.procs[name].wait()
-
-    def stop(self):
-        for proc in self.procs.values():
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in self.procs.values():
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        for log in self.logs.values():
-            log.close()
 
 
 def enrol(client, count, resource_class, traits=(), threads=16):

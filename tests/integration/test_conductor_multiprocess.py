@@ -24,9 +24,7 @@ test instead of skipping it.
 
 import concurrent.futures
 import pathlib
-import signal
 import socket
-import subprocess
 import sys
 import threading
 import time
@@ -45,6 +43,7 @@ from allocsvc.db.baremetal import exception
 from allocsvc.db.baremetal import nodes
 from tests import backends
 from tests import conftest
+from tests.integration import processes
 
 RABBIT = 'rabbit://guest:guest@127.0.0.1:5672/'
 REDIS = 'redis://127.0.0.1:6379'
@@ -88,26 +87,21 @@ def _wait_for(predicate, timeout=WAIT, interval=0.02):
         interval = min(interval * 1.5, 0.2)
 
 
-class Conductors:
+class Conductors(processes.ProcessGroup):
     """``count`` conductor processes with a control exchange and host
     names of their own. The broker's queues are named by topic and
     host, not by exchange, so the unique host names are what keeps
     concurrent runs from consuming each other's messages."""
 
     def __init__(self, workdir, db_url, count=3):
-        self.workdir = pathlib.Path(workdir)
+        super().__init__(pathlib.Path(workdir))
         self.tag = uuid.uuid4().hex[:8]
         self.exchange = 'allocsvc_itest_%s' % self.tag
         self.hosts = ['itest-%s-%d' % (self.tag, i) for i in range(count)]
-        self.procs, self.logs = {}, {}
         for host in self.hosts:
             path = self.workdir / ('%s.conf' % host)
             path.write_text(self.config(host, db_url))
-            log = open(self.workdir / ('%s.log' % host), 'w+b')
-            self.logs[host] = log
-            self.procs[host] = subprocess.Popen(
-                [str(CONDUCTOR), '--config-file', str(path)],
-                stdout=log, stderr=subprocess.STDOUT, cwd=self.workdir)
+            self.spawn(host, [str(CONDUCTOR), '--config-file', str(path)])
 
     def config(self, host, db_url):
         return (
@@ -129,10 +123,7 @@ class Conductors:
 
     def wait_alive(self, context):
         def alive():
-            for host, proc in self.procs.items():
-                if proc.poll() is not None:
-                    raise AssertionError('%s exited\n%s'
-                                         % (host, self.output()))
+            self.check_running()
             rows = conductors.list_conductors(context, HEARTBEAT_TIMEOUT)
             return {r.hostname for r in rows if r.alive} >= set(self.hosts)
         assert _wait_for(alive), self.output()
@@ -140,32 +131,6 @@ class Conductors:
     def ids(self, context):
         return {conductors.get(context, host).id: host
                 for host in self.hosts}
-
-    def kill(self, host):
-        self.procs[host].send_signal(signal.SIGKILL)
-        self.procs[host].wait()
-
-    def output(self):
-        out = []
-        for host, log in self.logs.items():
-            log.flush()
-            log.seek(0)
-            out.append('--- %s\n%s' % (
-                host, log.read().decode(errors='replace')[-3000:]))
-        return '\n'.join(out)
-
-    def stop(self):
-        for proc in self.procs.values():
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in self.procs.values():
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        for log in self.logs.values():
-            log.close()
 
 
 @pytest.fixture

@@ -17,21 +17,8 @@ from tests.functional import test_commands
 
 @pytest.fixture(scope='module')
 def endpoint(tmp_path_factory):
-    tmp_path = tmp_path_factory.mktemp('ironicclient')
-    port = test_commands._free_port()
-    conf_file = tmp_path / 'allocsvc.conf'
-    conf_file.write_text(
-        '[api]\nport = %d\nplacement_port = 0\n'
-        '[database]\nconnection = sqlite:///%s\n'
-        % (port, tmp_path / 'svc.sqlite'))
-    proc = test_commands._run_server(['--config-file', str(conf_file)],
-                                     tmp_path)
-    url = 'http://127.0.0.1:%d' % port
-    try:
-        test_commands._wait_for(url + '/', proc)
-        yield url
-    finally:
-        test_commands._stop(proc)
+    yield from test_commands.serve_all_in_one(
+        tmp_path_factory.mktemp('ironicclient'))
 
 
 def client(endpoint, version):
