@@ -8,8 +8,9 @@ on its own. It builds the flat and tree workloads of ``placement_bench``
 (through the in-process application) into a database it creates, then
 sends each query ``--reps`` times and prints, per query, the median and
 the minimum of: the whole request, the CPU time of this process during
-it, the engine (``find``), its stages (name lookup, loading, search,
-summaries) and the time spent in the database driver.
+it, the engine (``find``), its stages (loading the names and
+inventories, loading the trees, search, summaries) and the time spent in
+the database driver.
 
 Run from the repository root, in allocsvc's virtualenv::
 
@@ -43,8 +44,8 @@ from bench import client as bench_client  # noqa: E402
 from bench import scenarios  # noqa: E402
 from bench import servers  # noqa: E402
 
-STAGES = {'find': (candidates, 'find'), 'names': (loader, 'prelude'),
-          'load': (loader, 'load'), 'search': (candidates, '_collect'),
+STAGES = {'find': (candidates, 'find'), 'load': (loader, 'load'),
+          'trees': (loader, 'load_trees'), 'search': (candidates, '_collect'),
           'summaries': (summaries, 'summarize')}
 
 
@@ -129,7 +130,7 @@ def _measure(client, acc, path, reps):
 def _report(name, resp, samples):
     print('%s: %d candidates' % (
         name, len(resp.body['allocation_requests'])))
-    for key in ('request', 'cpu', 'find', 'names', 'load', 'search',
+    for key in ('request', 'cpu', 'find', 'load', 'trees', 'search',
                 'summaries', 'sql'):
         values = sorted(samples[key])
         print('  %-10s median %8.2f ms   min %8.2f ms' % (

@@ -88,3 +88,30 @@ def test_summaries_before_1_27_show_requested_classes(database):
     assert set(summaries) == {rps['a'], rps['b'], rps['c']}
     assert summaries[rps['b']]['resources'] == {
         'VCPU': {'capacity': 2, 'used': 0}}
+
+
+def test_summaries_same_with_or_without_a_limit(database):
+    # Without a limit the engine reads the other classes' inventories
+    # with the trees; with a limit smaller than the number of trees it
+    # reads them afterwards for the trees used: both show the same.
+    app = api_app.placement_app(conftest.make_conf())
+    rps = _world(app)
+    whole = _call(app, 'GET', '/allocation_candidates?resources=VCPU:1',
+                  '1.39')
+    assert whole.status_int == 200, whole.body
+    summaries = whole.json['provider_summaries']
+    assert set(summaries) == set(rps.values())
+    assert summaries[rps['d']]['resources'] == {
+        'VCPU': {'capacity': 3, 'used': 1},
+        'DISK_GB': {'capacity': 70, 'used': 5}}
+    assert summaries[rps['b']]['resources']['DISK_GB'] == {
+        'capacity': 50, 'used': 0}
+    limited = _call(app, 'GET', '/allocation_candidates?resources=VCPU:1'
+                    '&limit=1', '1.39')
+    assert limited.status_int == 200, limited.body
+    assert len(limited.json['allocation_requests']) == 1
+    shown = limited.json['provider_summaries']
+    assert shown and set(shown) in ({rps['root1'], rps['a'], rps['b']},
+                                    {rps['root2'], rps['c'], rps['d']})
+    for rp_uuid, summary in shown.items():
+        assert summary == summaries[rp_uuid]

@@ -1,9 +1,10 @@
 """Allocation candidates: GET /allocation_candidates' engine.
 
-``find`` resolves the names of a parsed request (``request``), loads the
-providers that can matter in a few queries (``loader``), searches the
-candidates lazily up to the limit (``search``) and summarises their
-providers (``summaries``), all in one reader transaction.
+``find`` loads the providers that can matter to a parsed request
+(``request``) in a few queries, resolving its names on the way
+(``loader``), searches the candidates lazily up to the limit
+(``search``) and summarises their providers (``summaries``), all in one
+reader transaction.
 """
 
 import contextlib
@@ -35,7 +36,7 @@ class Result:
 
 def _check_names(groups, wide, found):
     """BadRequest for the first unknown resource class, or the unknown
-    traits, of a request whose names ``loader.prelude`` looked up."""
+    traits, of a request whose names ``loader.load`` looked up."""
     classes = set()
     for group in groups.values():
         classes |= set(group.resources)
@@ -116,6 +117,15 @@ def gc_paused():
             gc.enable()
 
 
+def _fold_others(snap, limit, all_classes):
+    """Whether the provider summaries' inventories of the classes not
+    requested are best read with the trees, saving the summaries a round
+    trip: only when every tree read may contribute to the answer (no
+    limit, or one no smaller than the number of trees), else a limit
+    would have them read for trees no candidate uses."""
+    return all_classes and (limit is None or limit >= len(snap.roots))
+
+
 @db_api.reader
 def find(context, groups, wide, limit=None, nested_aware=True,
          randomize=False, all_classes=True):
@@ -128,28 +138,26 @@ def find(context, groups, wide, limit=None, nested_aware=True,
     inventory (1.27), not only the requested classes.
     BadRequest for an unknown resource class or trait.
     """
-    found_names = loader.prelude(
-        context, {n for g in groups.values() for n in g.resources},
-        request_mod.all_trait_names(groups, wide))
-    _check_names(groups, wide, found_names)
-    class_ids = found_names.classes
-    tree_roots = loader.roots_of(
-        context, {g.in_tree for g in groups.values() if g.in_tree})
-    resolved = _resolve(groups, class_ids, tree_roots)
     min_amounts = {}
     agg_uuids = set()
-    for group in resolved:
-        for rc_id, amount in group.resources.items():
-            min_amounts[rc_id] = min(amount, min_amounts.get(rc_id, amount))
+    for group in groups.values():
+        for name, amount in group.resources.items():
+            min_amounts[name] = min(amount, min_amounts.get(name, amount))
         for any_of in group.member_of:
-            agg_uuids |= any_of
-        agg_uuids |= group.forbidden_aggs
-    resourceless = any(not g.resources for g in resolved)
-    snap = loader.load(context, min_amounts, agg_uuids, found_names.sharing,
-                       any_sharing=resourceless,
-                       member_aggs=_member_aggs(resolved))
+            agg_uuids |= set(any_of)
+        agg_uuids |= set(group.forbidden_aggs)
+    snap = loader.load(
+        context, min_amounts, request_mod.all_trait_names(groups, wide),
+        in_trees={g.in_tree for g in groups.values() if g.in_tree},
+        any_sharing=any(not g.resources for g in groups.values()),
+        member_aggs=_member_aggs(groups.values()))
+    _check_names(groups, wide, snap.names)
     if not snap.inventory:
         return Result()
+    class_ids = snap.names.classes
+    resolved = _resolve(groups, class_ids, snap.names.roots)
+    loader.load_trees(context, snap, agg_uuids,
+                      others=_fold_others(snap, limit, all_classes))
     names = {rc_id: name for name, rc_id in class_ids.items()}
     finder = search.Search(
         snap, resolved, names, isolate=wide.group_policy == 'isolate',

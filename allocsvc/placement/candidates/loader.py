@@ -7,20 +7,25 @@ when every group with resources names aggregates, only those in -- or
 whose root is in -- one of them), the providers and traits of the trees
 that can offer every requested class (their own or shared with them),
 their memberships in the requested aggregates, and which roots each
-sharing provider can serve. The number of queries does not depend on the
-number of providers.
+sharing provider can serve. A request usually takes two round trips:
+``load`` (the names of the request, the inventories of its classes with
+their usage), then ``load_trees`` (the trees worth reading, with their
+traits, memberships and, when the summaries will need them, their other
+inventories). The number of queries does not depend on the number of
+providers.
 
-The statements are built once per shape and reused with bound
-parameters (IN lists are "expanding" parameters): SQLAlchemy then
-compiles each shape once per dialect and keeps it in its compiled cache,
-where building and compiling them on every request cost as much as
-running them. They are run on the session's Core connection and their
-rows fetched at once, as plain tuples.
+The statements are built once per shape and dialect and reused with
+bound parameters (lists are arrays on PostgreSQL, "expanding" IN lists
+elsewhere): SQLAlchemy then compiles each once and keeps it in its
+compiled cache, where building and compiling them on every request cost
+as much as running them. They are run on the session's Core connection
+and their rows fetched at once, as plain tuples.
 """
 
 import functools
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
 
 from allocsvc.db import models
 from allocsvc.placement import inventories
@@ -78,11 +83,20 @@ class Snapshot:
     ``aggregates`` {rp id: set of requested aggregate uuids};
     ``sharing_anchors`` {sharing rp id: set of root ids it serves}.
 
+    What the first statement found: ``names`` (Names) and ``roots``, the
+    sorted ids of the roots of the trees worth reading.
+
     For the summaries: ``read`` {rp id: [(rc id, capacity, used)]}, every
     inventory of the ``requested`` classes (ids) read, room or not;
-    ``member_aggs`` the aggregate filter they were read with (None)."""
+    ``member_aggs`` the aggregate filter they were read with (None);
+    ``others`` {rp id: [(class name, capacity, used)]} the inventories of
+    the other classes of every provider read, when they were read with
+    the trees (else None)."""
 
     def __init__(self):
+        self.names = None
+        self.roots = []
+        self.others = None
         self.inventory = {}
         self.providers = {}
         self.traits = {}
@@ -124,101 +138,148 @@ class Snapshot:
 
 # -- statements, built once per shape ----------------------------------
 
-def _prelude_statement():
-    """The ids of the resource classes ``:classes``, the traits among
-    ``:traits`` that exist, and every sharing provider, in one round trip
-    (kind 0, 1, 2 respectively):
+def _in(dialect, column, name):
+    """``column IN (:name)``, the list bound as parameter ``name``.
 
-    SELECT 0, id, name FROM resource_classes WHERE name IN (:classes)
-    UNION ALL
-    SELECT 1, id, name FROM traits WHERE name IN (:traits)
-    UNION ALL
-    SELECT 2, rpt.resource_provider_id, NULL
-    FROM resource_provider_traits AS rpt
-    JOIN traits AS t ON t.id = rpt.trait_id
-    WHERE t.name = 'MISC_SHARES_VIA_AGGREGATE'
-    """
-    name = sa.cast(sa.null(), _TRAIT.c.name.type).label('name')
-    return sa.union_all(
-        sa.select(sa.literal_column('0').label('kind'), _RC.c.id,
-                  _RC.c.name.label('name'))
-        .where(_in(_RC.c.name, 'classes')),
-        sa.select(sa.literal_column('1'), _TRAIT.c.id, _TRAIT.c.name)
-        .where(_in(_TRAIT.c.name, 'traits')),
-        sa.select(sa.literal_column('2'), _RPT.c.resource_provider_id, name)
-        .select_from(_RPT.join(_TRAIT, _TRAIT.c.id == _RPT.c.trait_id))
-        .where(_TRAIT.c.name == SHARING_TRAIT))
-
-
-def _in(column, name):
+    PostgreSQL receives the list as one array (``column = ANY(:name)``):
+    the statement's text then never changes, where an "expanding" IN is
+    rendered again at every execution with one placeholder per value (a
+    visible share of a request's time with a hundred roots). The other
+    drivers have no array parameter."""
+    if dialect == 'postgresql':
+        return column == sa.any_(
+            sa.bindparam(name, type_=postgresql.ARRAY(column.type)))
     return column.in_(sa.bindparam(name, expanding=True))
 
 
-def _tagged(*selects):
-    """One UNION ALL of ``selects``, each row led by the index of its
-    select (its kind) and padded with NULLs to the widest: statements a
-    request always needs together travel in one round trip, which costs
-    more than their rows here."""
+def _not_in(dialect, column, name):
+    """``column NOT IN (:name)``, bound as ``_in`` binds it."""
+    if dialect == 'postgresql':
+        return column != sa.all_(
+            sa.bindparam(name, type_=postgresql.ARRAY(column.type)))
+    return column.not_in(sa.bindparam(name, expanding=True))
+
+
+def _tagged(dialect, parts):
+    """One UNION ALL of the selects of ``parts`` {kind: select}, each row
+    led by its kind and padded with NULLs to the widest select:
+    statements a request always needs together travel in one round
+    trip, which costs more than their rows here.
+
+    A column holds one type in every select, or NULL: MySQL would turn a
+    column mixing numbers and text into text, PostgreSQL refuses it. On
+    PostgreSQL the NULLs are cast to their column's type, which it would
+    otherwise take for text when the first selects have only NULLs
+    there."""
+    selects = [parts[kind] for kind in sorted(parts)]
     width = max(len(select.selected_columns) for select in selects)
-    parts = []
-    for kind, select in enumerate(selects):
-        columns = list(select.selected_columns)
-        columns += [sa.null().label('pad%d' % i)
-                    for i in range(len(columns), width)]
-        parts.append(select.with_only_columns(
+    lanes = [list(select.selected_columns) +
+             [None] * (width - len(select.selected_columns))
+             for select in selects]
+    types = [next((row[i].type for row in lanes if row[i] is not None and
+                   not isinstance(row[i].type, sa.types.NullType)), None)
+             for i in range(width)]
+    unions = []
+    for kind, row in zip(sorted(parts), lanes):
+        columns = []
+        for i, column in enumerate(row):
+            if column is None or isinstance(column.type, sa.types.NullType):
+                column = sa.null()
+                if dialect == 'postgresql' and types[i] is not None:
+                    column = sa.cast(column, types[i])
+                column = column.label('pad%d' % i)
+            columns.append(column)
+        unions.append(parts[kind].with_only_columns(
             sa.literal_column(str(kind)).label('kind'), *columns))
-    return sa.union_all(*parts)
+    return sa.union_all(*unions)
 
 
-_PRELUDE = _prelude_statement()
+def _holes(count):
+    """NULL columns keeping the next one at its place (``_tagged``)."""
+    return [sa.null().label('hole%d' % i) for i in range(count)]
 
 
-def _members():
+def _members(dialect):
     """Providers in one of the aggregates ``:member_aggs``."""
     return (sa.select(_RPA.c.resource_provider_id)
             .select_from(_RPA.join(_AGG, _AGG.c.id == _RPA.c.aggregate_id))
-            .where(_in(_AGG.c.uuid, 'member_aggs')))
+            .where(_in(dialect, _AGG.c.uuid, 'member_aggs')))
 
 
-@functools.lru_cache(maxsize=2)
-def _capacity_statement(in_aggregates):
-    """The inventories of the classes ``:rcs`` with their provider's root
-    (kind 0); only those of providers in the aggregates ``:member_aggs``
-    or whose root is, when ``in_aggregates``. And what is allocated of
-    those classes, per provider (kind 1). Room is checked in Python:
-    joined here, usage, the aggregate filter and per-class conditions
-    made this the slowest statement of a request, mostly in planning.
+@functools.lru_cache(maxsize=8)
+def _capacity_statement(dialect, in_aggregates):
+    """Everything a request needs before it can tell which trees to
+    read, in one round trip:
+
+    kind 0: the inventories of the classes named ``:classes`` with their
+      provider's root; only those of providers in the aggregates
+      ``:member_aggs`` or whose root is, when ``in_aggregates``. Room is
+      checked in Python: joined here, usage, the aggregate filter and
+      per-class conditions made this the slowest statement of a
+      request, mostly in planning.
+    kind 1: what is allocated of those classes, per provider.
+    kind 2, 3: the ids of the classes ``:classes`` and the traits among
+      ``:traits`` that exist (the name last).
+    kind 4: every sharing provider.
+    kind 5: the roots of the providers ``:in_trees`` (the uuid last).
 
     SELECT 0, inv.resource_provider_id, rp.root_provider_id,
            inv.resource_class_id, inv.total, inv.reserved,
-           inv.allocation_ratio, inv.min_unit, inv.max_unit, inv.step_size
+           inv.allocation_ratio, inv.min_unit, inv.max_unit,
+           inv.step_size, NULL
     FROM inventories AS inv
     JOIN resource_providers AS rp ON rp.id = inv.resource_provider_id
-    WHERE inv.resource_class_id IN (:rcs)
+    WHERE inv.resource_class_id IN (
+        SELECT id FROM resource_classes WHERE name IN (:classes))
      [AND (inv.resource_provider_id IN (<members>)
            OR rp.root_provider_id IN (<members>))]
     UNION ALL
     SELECT 1, resource_provider_id, resource_class_id, SUM(used), NULL...
-    FROM allocations WHERE resource_class_id IN (:rcs)
+    FROM allocations WHERE resource_class_id IN (<the same classes>)
     GROUP BY resource_provider_id, resource_class_id
+    UNION ALL
+    SELECT 2, id, NULL..., name FROM resource_classes
+    WHERE name IN (:classes)
+    UNION ALL
+    SELECT 3, id, NULL..., name FROM traits WHERE name IN (:traits)
+    UNION ALL
+    SELECT 4, rpt.resource_provider_id, NULL...
+    FROM resource_provider_traits AS rpt
+    JOIN traits AS t ON t.id = rpt.trait_id
+    WHERE t.name = 'MISC_SHARES_VIA_AGGREGATE'
+    UNION ALL
+    SELECT 5, root_provider_id, NULL..., uuid FROM resource_providers
+    WHERE uuid IN (:in_trees)
     """
+    classes = sa.select(_RC.c.id).where(_in(dialect, _RC.c.name, 'classes'))
     inventory = (
         sa.select(_INV.c.resource_provider_id, _RP.c.root_provider_id,
                   _INV.c.resource_class_id, _INV.c.total, _INV.c.reserved,
                   _INV.c.allocation_ratio, _INV.c.min_unit, _INV.c.max_unit,
                   _INV.c.step_size)
         .select_from(_INV.join(_RP, _RP.c.id == _INV.c.resource_provider_id))
-        .where(_in(_INV.c.resource_class_id, 'rcs')))
+        .where(_INV.c.resource_class_id.in_(classes)))
     if in_aggregates:
         inventory = inventory.where(sa.or_(
-            _INV.c.resource_provider_id.in_(_members()),
-            _RP.c.root_provider_id.in_(_members())))
+            _INV.c.resource_provider_id.in_(_members(dialect)),
+            _RP.c.root_provider_id.in_(_members(dialect))))
     usage = (sa.select(_ALLOC.c.resource_provider_id,
                        _ALLOC.c.resource_class_id, _sum_used())
-             .where(_in(_ALLOC.c.resource_class_id, 'rcs'))
+             .where(_ALLOC.c.resource_class_id.in_(classes))
              .group_by(_ALLOC.c.resource_provider_id,
                        _ALLOC.c.resource_class_id))
-    return _tagged(inventory, usage)
+    class_ids = (sa.select(_RC.c.id, *_holes(8), _RC.c.name)
+                 .where(_in(dialect, _RC.c.name, 'classes')))
+    trait_ids = (sa.select(_TRAIT.c.id, *_holes(8), _TRAIT.c.name)
+                 .where(_in(dialect, _TRAIT.c.name, 'traits')))
+    sharing = (sa.select(_RPT.c.resource_provider_id)
+               .select_from(_RPT.join(_TRAIT,
+                                      _TRAIT.c.id == _RPT.c.trait_id))
+               .where(_TRAIT.c.name == SHARING_TRAIT))
+    tree_roots = (sa.select(_RP.c.root_provider_id, *_holes(8), _RP.c.uuid)
+                  .where(_in(dialect, _RP.c.uuid, 'in_trees')))
+    return _tagged(dialect, dict(enumerate([
+        inventory, usage, class_ids, trait_ids, sharing, tree_roots])))
 
 
 def _sum_used():
@@ -227,8 +288,8 @@ def _sum_used():
     return sa.cast(sa.func.sum(_ALLOC.c.used), sa.BigInteger)
 
 
-@functools.lru_cache(maxsize=2)
-def _anchor_statement(every_sharing):
+@functools.lru_cache(maxsize=8)
+def _anchor_statement(dialect, every_sharing):
     """(sharing provider, its root, root it serves) triples: the roots of
     every provider in an aggregate of the sharing provider (itself
     included), for every sharing provider or only ``:sharing_ids``.
@@ -265,18 +326,48 @@ def _anchor_statement(every_sharing):
         .where(_TRAIT.c.name == SHARING_TRAIT)
         .distinct())
     if not every_sharing:
-        query = query.where(_in(_RPT.c.resource_provider_id, 'sharing_ids'))
+        query = query.where(
+            _in(dialect, _RPT.c.resource_provider_id, 'sharing_ids'))
     return query
 
 
-@functools.lru_cache(maxsize=2)
-def _trees_statement(with_aggregates):
+def _other_inventories(dialect):
+    """The inventories of every class but ``:rcs`` of the providers of
+    the trees ``:roots``, with their class name, and what is allocated
+    of them, per provider, as kinds 2 and 3 of ``_trees_statement``
+    (each column where the tree rows have one of its type)."""
+    inventory = (
+        sa.select(_INV.c.resource_provider_id, _RC.c.name,
+                  _INV.c.resource_class_id, _INV.c.total, *_holes(1),
+                  _INV.c.reserved, _INV.c.allocation_ratio)
+        .select_from(
+            _INV.join(_RC, _RC.c.id == _INV.c.resource_class_id)
+            .join(_RP, _RP.c.id == _INV.c.resource_provider_id))
+        .where(_in(dialect, _RP.c.root_provider_id, 'roots'))
+        .where(_not_in(dialect, _INV.c.resource_class_id, 'rcs')))
+    usage = (
+        sa.select(_ALLOC.c.resource_provider_id, *_holes(1),
+                  _ALLOC.c.resource_class_id, _sum_used())
+        .select_from(_ALLOC.join(
+            _RP, _RP.c.id == _ALLOC.c.resource_provider_id))
+        .where(_in(dialect, _RP.c.root_provider_id, 'roots'))
+        .where(_not_in(dialect, _ALLOC.c.resource_class_id, 'rcs'))
+        .group_by(_ALLOC.c.resource_provider_id,
+                  _ALLOC.c.resource_class_id))
+    return inventory, usage
+
+
+@functools.lru_cache(maxsize=16)
+def _trees_statement(dialect, with_aggregates, with_others):
     """Every provider of the trees ``:roots`` with its traits (kind 0):
     one row per (provider, trait), and one with a NULL name for a
     provider without any. With ``with_aggregates``, also the members of
     the aggregates ``:aggs`` (kind 1), read by aggregate through its
     index (restricting them to the trees made that part several times
-    slower than the few rows it saves).
+    slower than the few rows it saves). With ``with_others``, the
+    inventories of the other classes than ``:rcs`` of these providers
+    and their usage (kinds 2 and 3, see ``_other_inventories``), which
+    only the provider summaries show.
 
     SELECT 0, rp.id, rp.uuid, rp.parent_provider_id, rp.root_provider_id,
            t.name
@@ -290,6 +381,22 @@ def _trees_statement(with_aggregates):
     FROM resource_provider_aggregates AS rpa
     JOIN placement_aggregates AS agg ON agg.id = rpa.aggregate_id
     WHERE agg.uuid IN (:aggs)
+    UNION ALL
+    SELECT 2, inv.resource_provider_id, rc.name, inv.resource_class_id,
+           inv.total, NULL, inv.reserved, inv.allocation_ratio
+    FROM inventories AS inv
+    JOIN resource_classes AS rc ON rc.id = inv.resource_class_id
+    JOIN resource_providers AS rp ON rp.id = inv.resource_provider_id
+    WHERE rp.root_provider_id IN (:roots)
+      AND inv.resource_class_id NOT IN (:rcs)
+    UNION ALL
+    SELECT 3, a.resource_provider_id, NULL, a.resource_class_id,
+           SUM(a.used), NULL...
+    FROM allocations AS a
+    JOIN resource_providers AS rp ON rp.id = a.resource_provider_id
+    WHERE rp.root_provider_id IN (:roots)
+      AND a.resource_class_id NOT IN (:rcs)
+    GROUP BY a.resource_provider_id, a.resource_class_id
     """
     trees = (
         sa.select(_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id,
@@ -297,22 +404,20 @@ def _trees_statement(with_aggregates):
         .select_from(
             _RP.outerjoin(_RPT, _RPT.c.resource_provider_id == _RP.c.id)
             .outerjoin(_TRAIT, _TRAIT.c.id == _RPT.c.trait_id))
-        .where(_in(_RP.c.root_provider_id, 'roots')))
-    if not with_aggregates:
-        return _tagged(trees)
-    memberships = (
-        sa.select(_RPA.c.resource_provider_id, _AGG.c.uuid)
-        .select_from(_RPA.join(_AGG, _AGG.c.id == _RPA.c.aggregate_id))
-        .where(_in(_AGG.c.uuid, 'aggs')))
-    return _tagged(trees, memberships)
+        .where(_in(dialect, _RP.c.root_provider_id, 'roots')))
+    parts = {0: trees}
+    if with_aggregates:
+        parts[1] = (
+            sa.select(_RPA.c.resource_provider_id, _AGG.c.uuid)
+            .select_from(_RPA.join(_AGG, _AGG.c.id == _RPA.c.aggregate_id))
+            .where(_in(dialect, _AGG.c.uuid, 'aggs')))
+    if with_others:
+        parts[2], parts[3] = _other_inventories(dialect)
+    return _tagged(dialect, parts)
 
 
-_ROOTS_OF = (sa.select(_RP.c.uuid, _RP.c.root_provider_id)
-             .where(_in(_RP.c.uuid, 'uuids')))
-
-
-@functools.lru_cache(maxsize=4)
-def _summary_statement(classes):
+@functools.lru_cache(maxsize=16)
+def _summary_statement(dialect, classes):
     """Every inventory of the providers of the trees ``:roots`` (kind 0),
     and what is allocated from them (kind 1): of every class
     (``classes`` None), only of the classes ``:rc_ids`` ('in'), or of all
@@ -341,64 +446,52 @@ def _summary_statement(classes):
         .select_from(
             _INV.join(_RC, _RC.c.id == _INV.c.resource_class_id)
             .join(_RP, _RP.c.id == _INV.c.resource_provider_id))
-        .where(_in(_RP.c.root_provider_id, 'roots')))
+        .where(_in(dialect, _RP.c.root_provider_id, 'roots')))
     usage = (
         sa.select(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
                   sa.null().label('name'), _sum_used())
         .select_from(_ALLOC.join(
             _RP, _RP.c.id == _ALLOC.c.resource_provider_id))
-        .where(_in(_RP.c.root_provider_id, 'roots'))
+        .where(_in(dialect, _RP.c.root_provider_id, 'roots'))
         .group_by(_ALLOC.c.resource_provider_id,
                   _ALLOC.c.resource_class_id))
-    if classes is not None:
-        wanted = sa.bindparam('rc_ids', expanding=True)
-        if classes == 'in':
-            inventory = inventory.where(_INV.c.resource_class_id.in_(wanted))
-            usage = usage.where(_ALLOC.c.resource_class_id.in_(wanted))
-        else:
-            inventory = inventory.where(
-                _INV.c.resource_class_id.not_in(wanted))
-            usage = usage.where(_ALLOC.c.resource_class_id.not_in(wanted))
-    return _tagged(inventory, usage)
+    if classes == 'in':
+        inventory = inventory.where(
+            _in(dialect, _INV.c.resource_class_id, 'rc_ids'))
+        usage = usage.where(
+            _in(dialect, _ALLOC.c.resource_class_id, 'rc_ids'))
+    elif classes == 'not in':
+        inventory = inventory.where(
+            _not_in(dialect, _INV.c.resource_class_id, 'rc_ids'))
+        usage = usage.where(
+            _not_in(dialect, _ALLOC.c.resource_class_id, 'rc_ids'))
+    return _tagged(dialect, {0: inventory, 1: usage})
 
 
 # -- loading ------------------------------------------------------------
 
 class Names:
-    """What ``prelude`` found: ``classes`` {name: id} of the classes that
-    exist, ``traits`` the trait names that exist, ``sharing`` the ids of
-    every sharing provider."""
+    """What the first statement found: ``classes`` {name: id} of the
+    classes that exist, ``traits`` the trait names that exist,
+    ``sharing`` the ids of every sharing provider, ``roots`` {provider
+    uuid: root id} of the in_tree providers that exist."""
 
-    __slots__ = ('classes', 'traits', 'sharing')
+    __slots__ = ('classes', 'traits', 'sharing', 'roots')
 
     def __init__(self):
         self.classes = {}
         self.traits = set()
         self.sharing = set()
+        self.roots = {}
 
 
-def prelude(context, class_names, trait_names):
-    """Names for a request, in the caller's transaction and one query.
-    Only plausible names are sent to the database (the others cannot
-    exist)."""
-    found = Names()
-    for kind, id_, name in _rows(
-            context, _PRELUDE,
-            classes=names.plausible(class_names),
-            traits=names.plausible(trait_names)):
-        if kind == 0:
-            found.classes[name] = id_
-        elif kind == 1:
-            found.traits.add(name)
-        else:
-            found.sharing.add(id_)
-    return found
-
-
-def _rows(context, statement, **params):
-    """All the rows of ``statement``, as tuples, on the session's Core
-    connection (the ORM layer adds nothing for these)."""
-    return context.session.connection().execute(statement, params).all()
+def _rows(context, build, *shape, **params):
+    """All the rows, as tuples, of the statement ``build(dialect,
+    *shape)`` on the session's Core connection (the ORM layer adds
+    nothing for these)."""
+    connection = context.session.connection()
+    statement = build(connection.dialect.name, *shape)
+    return connection.execute(statement, params).all()
 
 
 def _ratio(context):
@@ -438,33 +531,57 @@ def _trees_to_load(classes_of, shared_classes, sharing, needed):
     return roots
 
 
-def load(context, min_amounts, agg_uuids, sharing_ids, any_sharing=False,
+def _read_names(rows):
+    """The Names of the first statement's ``rows`` (kinds 2 to 5)."""
+    found = Names()
+    for row in rows:
+        kind = row[0]
+        if kind == 2:
+            found.classes[row[-1]] = row[1]
+        elif kind == 3:
+            found.traits.add(row[-1])
+        elif kind == 4:
+            found.sharing.add(row[1])
+        elif kind == 5:
+            found.roots[row[-1]] = row[1]
+    return found
+
+
+def load(context, min_amounts, trait_names, in_trees=(), any_sharing=False,
          member_aggs=None):
-    """A Snapshot for a request whose classes (ids) have at least the
-    amounts ``min_amounts`` requested, naming aggregates ``agg_uuids``;
-    ``sharing_ids`` the sharing providers (``prelude``). ``any_sharing``:
-    serve resourceless groups, which any sharing provider may satisfy;
-    ``member_aggs``: when every group with resources requires aggregates,
-    the union of those, which a useful provider or its root must be in.
-    Runs in the caller's reader transaction."""
+    """A Snapshot for a request asking at least the amounts
+    ``min_amounts`` {class name: amount}, naming the traits
+    ``trait_names`` and the in_tree providers ``in_trees`` (uuids), in
+    one query; ``load_trees`` completes it once the caller has checked
+    ``snap.names``. ``any_sharing``: serve resourceless groups, which any
+    sharing provider may satisfy; ``member_aggs``: when every group with
+    resources requires aggregates, the union of those, which a useful
+    provider or its root must be in. Only plausible names are sent to
+    the database (the others cannot exist). Runs in the caller's reader
+    transaction."""
     snap = Snapshot()
-    ratio = _ratio(context)
-    rcs = sorted(min_amounts)
-    params = {'rcs': rcs}
+    params = {'classes': names.plausible(min_amounts),
+              'traits': names.plausible(trait_names),
+              'in_trees': sorted(in_trees)}
     if member_aggs:
         params['member_aggs'] = sorted(member_aggs)
-    rows = _rows(context, _capacity_statement(bool(member_aggs)), **params)
+    rows = _rows(context, _capacity_statement, bool(member_aggs), **params)
+    snap.names = _read_names(rows)
+    least_of = {rc_id: min_amounts[name]
+                for name, rc_id in snap.names.classes.items()}
+    sharing_ids = snap.names.sharing
     # The usage rows first: the inventories are checked against them.
     usage = {(row[1], row[2]): row[3] for row in rows if row[0] == 1}
+    ratio = _ratio(context)
     inventory, read = snap.inventory, snap.read
-    snap.requested = frozenset(rcs)
+    snap.requested = frozenset(least_of)
     snap.member_aggs = member_aggs
     classes_of, shared_classes = {}, {}
     for (kind, rp_id, root_id, rc_id, total, reserved, allocation_ratio,
-         min_unit, max_unit, step_size) in rows:
+         min_unit, max_unit, step_size, _name) in rows:
         if kind:
             continue
-        least = min_amounts[rc_id]
+        least = least_of[rc_id]
         capacity = (total - reserved) * ratio(allocation_ratio)
         used = usage.get((rp_id, rc_id), 0)
         found = read.get(rp_id)
@@ -482,51 +599,60 @@ def load(context, min_amounts, agg_uuids, sharing_ids, any_sharing=False,
         if rp_id in sharing_ids:
             shared_classes.setdefault(rp_id, set()).add(rc_id)
     sharing = {}
-    if any_sharing or shared_classes:
+    if inventory and (any_sharing or shared_classes):
         # The anchors of sharing providers, read only when one can
         # matter: most requests have none among their inventories.
         if any_sharing:
-            anchor_rows = _rows(context, _anchor_statement(True))
+            anchor_rows = _rows(context, _anchor_statement, True)
         else:
-            anchor_rows = _rows(context, _anchor_statement(False),
+            anchor_rows = _rows(context, _anchor_statement, False,
                                 sharing_ids=sorted(shared_classes))
         for sharing_id, own_root, anchor_id in anchor_rows:
             sharing.setdefault(sharing_id, (own_root, set()))[1].add(
                 anchor_id)
         snap.sharing_anchors = {sharing_id: anchors for sharing_id, (
             _root, anchors) in sharing.items()}
-    if not inventory:
-        return snap
     # Only the trees that can offer every requested class are read: a
     # tree missing one (a flat provider when an FPGA is asked for, a
     # full one) can give no candidate.
-    _load_trees(context, snap, sorted(_trees_to_load(
-        classes_of, shared_classes, sharing, set(min_amounts))), agg_uuids)
+    snap.roots = sorted(_trees_to_load(
+        classes_of, shared_classes, sharing, set(least_of)))
     return snap
 
 
-def _load_trees(context, snap, root_ids, agg_uuids):
-    """Read the providers of the trees ``root_ids`` with their traits,
-    and their memberships in the aggregates ``agg_uuids``."""
+def load_trees(context, snap, agg_uuids, others=False):
+    """Read the providers of the trees ``snap.roots`` with their traits,
+    and their memberships in the aggregates ``agg_uuids``; with
+    ``others``, also the inventories of the classes not requested, for
+    the provider summaries (``snap.others``)."""
     providers, traits, aggregates = (snap.providers, snap.traits,
                                      snap.aggregates)
-    params = {'aggs': sorted(agg_uuids)} if agg_uuids else {}
-    statement = _trees_statement(bool(agg_uuids))
-    memberships = []
-    for chunk in _chunks(root_ids):
-        for kind, rp_id, uuid, parent_id, root_id, name in _rows(
-                context, statement, roots=chunk, **params):
-            if kind:
-                memberships.append((rp_id, uuid))
-                continue
-            if rp_id not in providers:
-                providers[rp_id] = Provider(rp_id, uuid, parent_id, root_id)
-            if name is not None:
-                found = traits.get(rp_id)
-                if found is None:
-                    traits[rp_id] = {name}
-                else:
-                    found.add(name)
+    params = {}
+    if agg_uuids:
+        params['aggs'] = sorted(agg_uuids)
+    if others:
+        params['rcs'] = sorted(snap.requested)
+        snap.others = {}
+    memberships, other_rows = [], []
+    for chunk in _chunks(snap.roots):
+        for row in _rows(context, _trees_statement, bool(agg_uuids),
+                         others, roots=chunk, **params):
+            kind = row[0]
+            if kind == 0:
+                rp_id, name = row[1], row[5]
+                if rp_id not in providers:
+                    providers[rp_id] = Provider(rp_id, row[2], row[3],
+                                                row[4])
+                if name is not None:
+                    found = traits.get(rp_id)
+                    if found is None:
+                        traits[rp_id] = {name}
+                    else:
+                        found.add(name)
+            elif kind == 1:
+                memberships.append((row[1], row[2]))
+            else:
+                other_rows.append(row)
     for rp_id, uuid in memberships:
         if rp_id in providers:
             found = aggregates.get(rp_id)
@@ -534,6 +660,28 @@ def _load_trees(context, snap, root_ids, agg_uuids):
                 aggregates[rp_id] = {uuid}
             else:
                 found.add(uuid)
+    if other_rows:
+        _read_others(context, snap.others, other_rows)
+
+
+def _read_others(context, found, rows):
+    """Add to ``found`` {rp id: [(class name, capacity, used)]} the
+    inventories of kind 2 of ``_trees_statement``'s ``rows`` with the
+    usage of kind 3."""
+    ratio = _ratio(context)
+    used_by = {(row[1], row[3]): row[4] for row in rows if row[0] == 3}
+    for row in rows:
+        if row[0] != 2:
+            continue
+        rp_id, name, rc_id, total, reserved, allocation_ratio = (
+            row[1], row[2], row[3], row[4], row[6], row[7])
+        entry = (name, int((total - reserved) * ratio(allocation_ratio)),
+                 used_by.get((rp_id, rc_id), 0))
+        rows_of = found.get(rp_id)
+        if rows_of is None:
+            found[rp_id] = [entry]
+        else:
+            rows_of.append(entry)
 
 
 # Ids per IN list: well within every backend's bound-parameter limit.
@@ -543,14 +691,6 @@ _CHUNK = 5000
 def _chunks(ids):
     for start in range(0, len(ids), _CHUNK):
         yield ids[start:start + _CHUNK]
-
-
-def roots_of(context, uuids):
-    """{provider uuid: root id} for the ``uuids`` that exist."""
-    if not uuids:
-        return {}
-    return {uuid: root_id for uuid, root_id in _rows(
-        context, _ROOTS_OF, uuids=sorted(uuids))}
 
 
 def summary_inventories(context, root_ids, rc_ids=None, but=None):
@@ -567,11 +707,11 @@ def summary_inventories(context, root_ids, rc_ids=None, but=None):
         classes, params['rc_ids'] = 'not in', sorted(but)
     else:
         classes = None
-    statement = _summary_statement(classes)
     ratio = _ratio(context)
     found = {}
     for chunk in _chunks(root_ids):
-        rows = _rows(context, statement, roots=chunk, **params)
+        rows = _rows(context, _summary_statement, classes, roots=chunk,
+                     **params)
         used_by = {(row[1], row[2]): row[4] for row in rows if row[0] == 1}
         for kind, rp_id, rc_id, name, total, reserved, allocation_ratio in (
                 rows):

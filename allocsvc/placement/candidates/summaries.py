@@ -16,27 +16,30 @@ def _inventories(context, snap, roots, shown, class_names, rc_ids):
     of the trees ``roots``. The inventories of the requested classes the
     loader read are not read again when it read all of them for these
     providers (it always does, but for providers left out by an
-    aggregate filter): often they are all there is to show."""
+    aggregate filter): often they are all there is to show. Neither are
+    those of the other classes when the loader read them with the trees
+    (``snap.others``)."""
     if not all(snap.fully_read(rp_id) for rp_id in shown):
         return loader.summary_inventories(context, roots, rc_ids)
     if rc_ids is None:
-        found = loader.summary_inventories(context, roots,
-                                           but=snap.requested)
+        others = snap.others
+        if others is None:
+            others = loader.summary_inventories(context, roots,
+                                                but=snap.requested)
     else:
-        found = {}
+        others = {}
         rc_ids = set(rc_ids) - snap.requested
         if rc_ids:
-            found = loader.summary_inventories(context, roots, rc_ids)
+            others = loader.summary_inventories(context, roots, rc_ids)
+    found = {}
     for rp_id in shown:
-        rows = snap.read.get(rp_id)
-        if not rows:
-            continue
         entries = [(class_names[rc_id], int(capacity), used)
-                   for rc_id, capacity, used in rows]
-        more = found.get(rp_id)
+                   for rc_id, capacity, used in snap.read.get(rp_id, ())]
+        more = others.get(rp_id)
         if more:
             entries.extend(more)
-        found[rp_id] = entries
+        if entries:
+            found[rp_id] = entries
     return found
 
 
