@@ -14,18 +14,24 @@ from allocsvc.db import models
 def _ensure_names(session, table, names):
     existing = set(session.execute(sa.select(table.c.name)).scalars())
     missing = [name for name in names if name not in existing]
-    now = timeutils.utcnow()
-    for name in missing:
+    if missing:
+        now = timeutils.utcnow()
         try:
-            # A savepoint per row: another API worker may be syncing too.
-            with session.begin_nested():
-                session.execute(table.insert().values(name=name,
-                                                      created_at=now))
-        except db_exc.DBDuplicateEntry:
-            pass
+            session.execute(table.insert(), [
+                {'name': name, 'created_at': now} for name in missing])
+        except db_exc.DBDuplicateEntry as exc:
+            # Another API worker starting at the same time inserted some
+            # of them first: start again, and read what it committed.
+            raise db_exc.RetryRequest(exc)
     return len(missing)
 
 
+# Every API worker syncs when it starts, so on a fresh database several
+# do it at once. No savepoints: on MariaDB their inserts can deadlock,
+# which rolls back the whole transaction, savepoints included (a
+# savepoint rollback then fails and the worker does not boot); the
+# whole transaction is retried instead.
+@db_api.retry_on_deadlock
 @db_api.writer
 def _sync(context):
     added = _ensure_names(context.session, models.resource_classes,
