@@ -247,6 +247,27 @@ def test_allocation_list_filters_and_paging(context):
 
 # -- candidates --------------------------------------------------------------
 
+def test_concurrent_adds_of_one_trait(context):
+    node = make_node(context, 'racy')
+    barrier = threading.Barrier(8)
+    errors = []
+
+    def add():
+        barrier.wait()
+        try:
+            nodes.add_trait(context, node.id, 'CUSTOM_RACE')
+        except Exception as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=add) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert nodes.get_traits(context, node.id) == ['CUSTOM_RACE']
+
+
 def test_candidates_traits_superset_and_filters(context):
     both = make_node(context, 'both', traits=['CUSTOM_A', 'CUSTOM_B'])
     more = make_node(context, 'more',

@@ -359,12 +359,13 @@ def add_trait(context, node_id, trait):
     if len(current) >= MAX_TRAITS_PER_NODE:
         raise exception.TooManyTraits(uuid, MAX_TRAITS_PER_NODE)
     try:
-        # A savepoint: PostgreSQL aborts the whole transaction otherwise.
-        with context.session.begin_nested():
-            _insert_traits(context, node_id, [trait])
-    except db_exc.DBDuplicateEntry:
-        # A concurrent writer added the same trait: the result is the same.
-        pass
+        _insert_traits(context, node_id, [trait])
+    except db_exc.DBDuplicateEntry as exc:
+        # A concurrent writer added the same trait: run the transaction
+        # again, and it finds the trait there. (Not a savepoint: on
+        # MariaDB a deadlock rolls the savepoint back with the whole
+        # transaction, and must reach the retry as the deadlock it is.)
+        raise db_exc.RetryRequest(exc)
 
 
 @db_api.retry_on_deadlock
