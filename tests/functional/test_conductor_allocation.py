@@ -56,7 +56,9 @@ def test_allocates_a_node(harness):
     assert node.allocation_uuid == final.uuid
     assert node.instance_info['traits'] == []
     assert node.provision_state == states.AVAILABLE
-    assert node.reservation is None
+    # The lock is given back just after the bind commits.
+    conductor_harness.wait_for(lambda: nodes.get_by_uuid(
+        harness.context, final.node_uuid).reservation is None)
     assert final.conductor_affinity == harness.conductor.conductor_id
 
 
