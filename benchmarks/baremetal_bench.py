@@ -74,27 +74,13 @@ def parse_args(argv):
     return args
 
 
-class Process:
+class Process(servers.LoggedProcess):
     def __init__(self, name, cmd, workdir, env=None):
         self.name = name
         self.log = open(workdir / ('%s.log' % name), 'w+b')
         self.proc = subprocess.Popen(cmd, stdout=self.log,
                                      stderr=subprocess.STDOUT, cwd=workdir,
                                      env=dict(os.environ, **(env or {})))
-
-    def output(self):
-        self.log.flush()
-        self.log.seek(0)
-        return self.log.read().decode(errors='replace')[-4000:]
-
-    def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.log.close()
 
 
 def _bin(name):

@@ -83,7 +83,26 @@ class Database:
             self._admin('DROP DATABASE IF EXISTS %s WITH (FORCE)' % self.name)
 
 
-class _GunicornServer:
+class LoggedProcess:
+    """A process of the run whose output goes to a log file: ``output()``
+    is the end of that log, ``stop()`` ends the process."""
+
+    def output(self):
+        self.log.flush()
+        self.log.seek(0)
+        return self.log.read().decode(errors='replace')[-5000:]
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+
+
+class _GunicornServer(LoggedProcess):
     """Common part: start gunicorn, wait until ``/`` answers, stop it."""
 
     name = 'server'
@@ -116,20 +135,6 @@ class _GunicornServer:
             time.sleep(0.3)
         raise RuntimeError('%s did not answer:\n%s' % (self.name,
                                                        self.output()))
-
-    def output(self):
-        self.log.flush()
-        self.log.seek(0)
-        return self.log.read().decode(errors='replace')[-5000:]
-
-    def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.log.close()
 
 
 class AllocsvcServer(_GunicornServer):
