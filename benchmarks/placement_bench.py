@@ -14,6 +14,7 @@ claims per second as a table, and as JSON with --json.
 """
 
 import argparse
+import contextlib
 import datetime
 import os
 import platform
@@ -52,6 +53,10 @@ def parse_args(argv):
     p.add_argument('--placement-url',
                    help='with --compare: use this running Placement instead '
                    'of installing and starting one')
+    p.add_argument('--sequential', action='store_true',
+                   help='with --compare: run the whole workload on one '
+                   'server, then on the other, instead of alternating '
+                   'their timed queries')
     p.add_argument('--placement-requirement',
                    default=servers.PLACEMENT_REQUIREMENT,
                    help='pip requirement for the comparison virtualenv, '
@@ -97,40 +102,81 @@ def log(msg):
           file=sys.stderr, flush=True)
 
 
+def _context(args):
+    return scenarios.Context(args.scale, args.reps, args.wide_reps,
+                             args.setup_threads, args.clients,
+                             args.budget, args.wide_timeout)
+
+
+def _scenario(name, scenario, client, ctx):
+    """One scenario on one endpoint; a failure is recorded, not raised."""
+    log('%s: scenario %s' % (name, scenario))
+    try:
+        return scenarios.SCENARIOS[scenario](client, ctx)
+    except Exception as exc:
+        traceback.print_exc()
+        return {'error': '%s: %s' % (type(exc).__name__, exc)}
+
+
+def _selected(args):
+    return [s for s in scenarios.SCENARIOS if s in args.scenarios]
+
+
 def run_workload(name, url, args):
     """All selected scenarios against one endpoint; a failing scenario is
     recorded and the others still run."""
     client = bench_client.Client(url, token=args.token, timeout=args.timeout)
-    ctx = scenarios.Context(args.scale, args.reps, args.wide_reps,
-                            args.setup_threads, args.clients,
-                            args.budget, args.wide_timeout)
-    results = {}
-    for scenario in [s for s in scenarios.SCENARIOS if s in args.scenarios]:
-        log('%s: scenario %s' % (name, scenario))
-        try:
-            results[scenario] = scenarios.SCENARIOS[scenario](client, ctx)
-        except Exception as exc:
-            traceback.print_exc()
-            results[scenario] = {'error': '%s: %s' % (type(exc).__name__,
-                                                      exc)}
+    ctx = _context(args)
+    return {scenario: _scenario(name, scenario, client, ctx)
+            for scenario in _selected(args)}
+
+
+def run_interleaved(urls, args):
+    """The workload on every endpoint of ``urls`` {name: url}, scenario
+    by scenario: each endpoint is set up in turn, then the timed queries
+    alternate between the endpoints (``scenarios.interleave``), so that
+    a busy moment of the machine weighs on all of them alike rather than
+    on whichever ran then. The concurrent claims (writes) load the
+    machine themselves: they run on one endpoint at a time."""
+    clients = {name: bench_client.Client(url, token=args.token,
+                                         timeout=args.timeout)
+               for name, url in urls.items()}
+    contexts = {name: _context(args) for name in urls}
+    results = {name: {} for name in urls}
+    for scenario in _selected(args):
+        pending = {}
+        for name in urls:
+            ctx = contexts[name]
+            ctx.later = [] if scenario != 'writes' else None
+            results[name][scenario] = _scenario(name, scenario,
+                                                clients[name], ctx)
+            if ctx.later:
+                pending[name] = ctx.later
+        found = {name: [] for name in pending}
+        for index in range(max(map(len, pending.values()), default=0)):
+            group = [name for name in pending if index < len(pending[name])]
+            log('%s: timing query %d, alternating %s'
+                % (scenario, index + 1, ' and '.join(group)))
+            for name, result in zip(group, scenarios.interleave(
+                    [pending[name][index] for name in group])):
+                found[name].append(result)
+        for name, done in found.items():
+            scenarios.fill_pending(results[name][scenario], done)
     return results
 
 
-def run_started(name, args, workdir, make_server):
-    """Fresh database -> server -> workload -> stop -> drop."""
+def start_server(name, args, workdir, make_server, stack):
+    """Fresh database and server, both torn down when ``stack`` closes;
+    returns the server's URL."""
     db = servers.Database(args.db, workdir, name)
-    server = None
-    try:
-        log('%s: database %s (%s), starting gunicorn %dx%d'
-            % (name, db.name, args.db, args.workers, args.threads))
-        server = make_server(db)
-        log('%s: serving at %s' % (name, server.url))
-        return run_workload(name, server.url, args)
-    finally:
-        if server is not None:
-            server.stop()
-        if not args.keep:
-            db.drop()
+    if not args.keep:
+        stack.callback(db.drop)
+    log('%s: database %s (%s), starting gunicorn %dx%d'
+        % (name, db.name, args.db, args.workers, args.threads))
+    server = make_server(db)
+    stack.callback(server.stop)
+    log('%s: serving at %s' % (name, server.url))
+    return server.url
 
 
 def main(argv=None):
@@ -146,37 +192,49 @@ def main(argv=None):
             'clients': args.clients,
             'scenarios': args.scenarios}
     try:
-        if args.url:
-            meta['url'] = args.url
-            targets['ours'] = run_workload('ours', args.url, args)
-        else:
-            targets['allocsvc'] = run_started(
-                'allocsvc', args, workdir, lambda db: servers.AllocsvcServer(
-                    workdir, db, args.workers, args.threads))
-        if args.compare and args.placement_url:
-            meta['placement_url'] = args.placement_url
-            targets['placement'] = run_workload('placement',
-                                                args.placement_url, args)
-        elif args.compare:
-            python = servers.ensure_placement_venv(
-                args.placement_requirement, log)
-            meta['placement_requirement'] = args.placement_requirement
-            meta['placement_version'] = servers.placement_version(python)
-            targets['placement'] = run_started(
-                'placement', args, workdir,
-                lambda db: servers.PlacementServer(
-                    workdir, db, args.workers, args.threads, python))
+        with contextlib.ExitStack() as stack:
+            urls = {}
+            if args.url:
+                meta['url'] = args.url
+                urls['ours'] = args.url
+            else:
+                urls['allocsvc'] = start_server(
+                    'allocsvc', args, workdir,
+                    lambda db: servers.AllocsvcServer(
+                        workdir, db, args.workers, args.threads), stack)
+            if args.compare and args.placement_url:
+                meta['placement_url'] = args.placement_url
+                urls['placement'] = args.placement_url
+            elif args.compare:
+                python = servers.ensure_placement_venv(
+                    args.placement_requirement, log)
+                meta['placement_requirement'] = args.placement_requirement
+                meta['placement_version'] = servers.placement_version(
+                    python)
+                urls['placement'] = start_server(
+                    'placement', args, workdir,
+                    lambda db: servers.PlacementServer(
+                        workdir, db, args.workers, args.threads, python),
+                    stack)
+            meta['interleaved'] = len(urls) > 1 and not args.sequential
+            if meta['interleaved']:
+                targets = run_interleaved(urls, args)
+            else:
+                targets = {name: run_workload(name, url, args)
+                           for name, url in urls.items()}
     finally:
         if args.keep:
             log('work directory (configs, gunicorn logs): %s' % workdir)
         else:
             shutil.rmtree(workdir, ignore_errors=True)
     print('Placement workload: scale %s, database %s, gunicorn %d workers x '
-          '%d threads, %d reps (%d without limit on the wide tree)%s'
+          '%d threads, %d reps (%d without limit on the wide tree)%s%s'
           % (args.scale, args.db if not args.url else 'n/a (--url)',
              args.workers, args.threads, args.reps, args.wide_reps,
              ', placement %s' % meta['placement_version']
-             if 'placement_version' in meta else ''))
+             if 'placement_version' in meta else '',
+             ', queries alternating between servers'
+             if meta['interleaved'] else ''))
     print(report.table(targets))
     issues = report.problems(targets)
     if issues:

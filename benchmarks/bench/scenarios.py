@@ -102,45 +102,114 @@ def percentile(values, pct):
     return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
 
 
-def measure(client, path, reps, budget, timeout=None):
-    """Send ``GET path`` up to ``reps`` times, one after another, after one
-    warm-up; stop early once ``budget`` seconds are spent. A warm-up slower
-    than a second is counted as a sample: caches do not matter at that
-    cost, and it saves minutes on Placement's wide tree. Latency figures
-    cover the 200 answers only; failures are counted apart. A request
-    that times out is not repeated: the server is still busy with it."""
-    times, statuses, sample_error, candidates = [], {}, None, None
-    done = timeouts = 0
+# Untimed requests before the timed ones of a query.
+WARM_UP = 8
 
-    def record(resp):
-        nonlocal sample_error, candidates, timeouts
-        timeouts += resp.body == 'timeout' and resp.status == 0
-        statuses[resp.status] = statuses.get(resp.status, 0) + 1
+
+class Sampler:
+    """Times ``GET path`` on one endpoint, one request at a time: a few
+    warm-up requests, then up to ``reps`` timed ones, stopping early once
+    ``budget`` seconds are spent. A warm-up slower than a second is
+    counted as a sample (and ends the warm-up): caches do not matter at
+    that cost, and it saves minutes on Placement's wide tree. Latency
+    figures cover the 200 answers only; failures are counted apart. A
+    request that times out is not repeated: the server is still busy
+    with it."""
+
+    def __init__(self, client, path, reps, budget, timeout=None):
+        self.client, self.path, self.timeout = client, path, timeout
+        self.reps, self.budget = reps, budget
+        self.times, self.statuses = [], {}
+        self.sample_error = self.candidates = None
+        self.done = self.timeouts = 0
+        self.start = None
+
+    def _record(self, resp):
+        self.timeouts += resp.body == 'timeout' and resp.status == 0
+        self.statuses[resp.status] = self.statuses.get(resp.status, 0) + 1
         if resp.status == 200:
-            times.append(resp.elapsed)
-            if candidates is None:
-                candidates = len(resp.body.get('allocation_requests', []))
-        elif sample_error is None:
-            sample_error = '%s %s' % (resp.status, str(resp.body)[:300])
+            self.times.append(resp.elapsed)
+            if self.candidates is None:
+                self.candidates = len(resp.body.get('allocation_requests',
+                                                    []))
+        elif self.sample_error is None:
+            self.sample_error = '%s %s' % (resp.status,
+                                           str(resp.body)[:300])
 
-    warm = client.get(path, timeout=timeout)
-    if warm.elapsed > 1.0:
-        record(warm)
-        done = 1
-    start = time.perf_counter()
-    while not timeouts and done < reps and (
-            done == 0 or time.perf_counter() - start < budget):
-        record(client.get(path, timeout=timeout))
-        done += 1
-    return {
-        'path': path, 'reps': done, 'ok': len(times),
-        'failures': done - len(times), 'statuses': statuses,
-        'sample_error': sample_error, 'candidates': candidates,
-        'timeouts': timeouts, 'timeout_s': timeout,
-        'p50_ms': percentile(times, 50) * 1000 if times else None,
-        'p95_ms': percentile(times, 95) * 1000 if times else None,
-        'mean_ms': statistics.mean(times) * 1000 if times else None,
-    }
+    def warm_up(self, count=WARM_UP):
+        """Untimed requests, up to ``count``: each gunicorn worker opens
+        its database connection and fills its caches on its first one,
+        and which worker takes a request is up to them."""
+        for _ in range(count):
+            warm = self.client.get(self.path, timeout=self.timeout)
+            if warm.elapsed > 1.0:
+                self._record(warm)
+                self.done = 1
+                break
+        self.start = time.perf_counter()
+
+    def wants_more(self):
+        return not self.timeouts and self.done < self.reps and (
+            self.done == 0 or
+            time.perf_counter() - self.start < self.budget)
+
+    def step(self):
+        """One timed request."""
+        self._record(self.client.get(self.path, timeout=self.timeout))
+        self.done += 1
+
+    def result(self):
+        times = self.times
+        return {
+            'path': self.path, 'reps': self.done, 'ok': len(times),
+            'failures': self.done - len(times), 'statuses': self.statuses,
+            'sample_error': self.sample_error,
+            'candidates': self.candidates,
+            'timeouts': self.timeouts, 'timeout_s': self.timeout,
+            'p50_ms': percentile(times, 50) * 1000 if times else None,
+            'p95_ms': percentile(times, 95) * 1000 if times else None,
+            'mean_ms': statistics.mean(times) * 1000 if times else None,
+        }
+
+
+def measure(client, path, reps, budget, timeout=None, later=None):
+    """Time ``GET path`` (see Sampler). With ``later`` (a list), nothing
+    is sent now: the Sampler is appended to it and a placeholder
+    returned, which ``interleave`` fills in."""
+    sampler = Sampler(client, path, reps, budget, timeout)
+    if later is not None:
+        later.append(sampler)
+        return {'path': path, 'pending': True}
+    sampler.warm_up()
+    while sampler.wants_more():
+        sampler.step()
+    return sampler.result()
+
+
+def interleave(samplers):
+    """Run the Samplers of several endpoints turn by turn, the first to
+    go changing each round, so that every endpoint meets the same
+    moments of a noisy machine. Returns their results in order."""
+    for sampler in samplers:
+        sampler.warm_up()
+    turn = 0
+    while True:
+        pending = [s for s in samplers if s.wants_more()]
+        if not pending:
+            break
+        for index in range(len(pending)):
+            pending[(turn + index) % len(pending)].step()
+        turn += 1
+    return [sampler.result() for sampler in samplers]
+
+
+def fill_pending(results, found):
+    """Replace each pending query of ``results`` (a scenario's answer)
+    with the next of ``found`` (interleave's results, same order)."""
+    found = iter(found)
+    for name, query in results.get('queries', {}).items():
+        if query.get('pending'):
+            results['queries'][name] = next(found)
 
 
 def flat(client, ctx):
@@ -164,7 +233,7 @@ def flat(client, ctx):
     return {'providers': count, 'setup_s': seconds,
             'setup_requests': requests,
             'queries': {'flat': measure(client, path, ctx.reps,
-                                        ctx.budget)}}
+                                        ctx.budget, later=ctx.later)}}
 
 
 def trees(client, ctx):
@@ -202,7 +271,7 @@ def trees(client, ctx):
     return {'providers': count * 7, 'setup_s': seconds,
             'setup_requests': requests,
             'queries': {'trees': measure(client, path, ctx.reps,
-                                         ctx.budget)}}
+                                         ctx.budget, later=ctx.later)}}
 
 
 def wide(client, ctx):
@@ -228,9 +297,10 @@ def wide(client, ctx):
             'queries': {
                 'wide_limit10': measure(client, path + '&limit=10',
                                         ctx.reps, ctx.budget,
-                                        ctx.wide_timeout),
+                                        ctx.wide_timeout, ctx.later),
                 'wide_nolimit': measure(client, path, ctx.wide_reps,
-                                        ctx.budget, ctx.wide_timeout)}}
+                                        ctx.budget, ctx.wide_timeout,
+                                        ctx.later)}}
 
 
 def writes(client, ctx):
@@ -330,6 +400,9 @@ class Context:
         self.wide_reps = wide_reps
         self.threads = threads
         self.clients = clients
+        # A list while queries are to be timed later, interleaved with
+        # another endpoint's (see ``interleave``); None: time them now.
+        self.later = None
 
     def count(self, full, minimum=1):
         return max(minimum, int(round(full * self.scale)))
