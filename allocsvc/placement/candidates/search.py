@@ -140,6 +140,7 @@ class Search:
         plain = next((g for g in groups if not g.suffix), None)
         self._plain_required = plain.required if plain else ()
         self._anchor_ok = {}
+        self._plain_anchors = {}
         self._ancestors = {}
         # A candidate can come from two anchors only through sharing
         # providers; without any, no duplicate needs looking for.
@@ -204,35 +205,49 @@ class Search:
         (Called once per class of every request: the lookups are local,
         and what does not depend on the anchor is worked out once per
         provider.)"""
-        snap = self.snap
-        inventory, providers = snap.inventory, snap.providers
-        forbidden, member_of = group.forbidden, group.member_of
-        bad, in_tree = group.forbidden_aggs, group.in_tree
+        inventory = self.snap.inventory
+        served = self._plain_anchors.get(id(group))
+        if served is None:
+            served = self._plain_anchors[id(group)] = {}
         by_anchor = collections.defaultdict(list)
         for rp_id in self._by_class.get(rc_id, ()):
             if not inventory[(rp_id, rc_id)].fits(amount):
                 continue
-            if forbidden and not forbidden.isdisjoint(self._traits(rp_id)):
-                continue
-            root = providers[rp_id].root_id
-            if in_tree is not None:
-                if root != in_tree:
-                    continue
-                anchors = (root,)
-            else:
-                anchors = snap.anchors(rp_id)
-            member = not member_of or self._member(rp_id, member_of)
+            anchors = served.get(rp_id)
+            if anchors is None:
+                anchors = served[rp_id] = self._plain_served(group, rp_id)
             for anchor in anchors:
-                if not self._anchor_allowed(anchor):
-                    continue
-                if not member and not (
-                        anchor == root and self._member(root, member_of)):
-                    continue
-                if bad and (self._aggs(rp_id) & bad or
-                            self._aggs(anchor) & bad):
-                    continue
                 by_anchor[anchor].append(rp_id)
         return by_anchor
+
+    def _plain_served(self, group, rp_id):
+        """The anchors for which provider ``rp_id`` may serve the
+        unsuffixed ``group``, whatever the class (worked out once per
+        provider, for all the classes of the group)."""
+        if group.forbidden and not group.forbidden.isdisjoint(
+                self._traits(rp_id)):
+            return ()
+        root = self.snap.providers[rp_id].root_id
+        if group.in_tree is not None:
+            if root != group.in_tree:
+                return ()
+            anchors = (root,)
+        else:
+            anchors = self.snap.anchors(rp_id)
+        member_of, bad = group.member_of, group.forbidden_aggs
+        member = not member_of or self._member(rp_id, member_of)
+        allowed = []
+        for anchor in anchors:
+            if not self._anchor_allowed(anchor):
+                continue
+            if not member and not (
+                    anchor == root and self._member(root, member_of)):
+                continue
+            if bad and (self._aggs(rp_id) & bad or
+                        self._aggs(anchor) & bad):
+                continue
+            allowed.append(anchor)
+        return allowed
 
     def _plan(self):
         """[_SlotSpec] for every slot, and the anchors that can fill them
@@ -255,7 +270,22 @@ class Search:
         for spec in plan:
             keys = set(spec.by_anchor)
             anchors = keys if anchors is None else anchors & keys
-        return plan, sorted(anchors or ())
+        anchors = sorted(anchors or ())
+        if self._plain_required:
+            plain = [spec.by_anchor for spec in plan if not spec.granular]
+            anchors = [a for a in anchors if self._may_meet_plain(plain, a)]
+        return plan, anchors
+
+    def _may_meet_plain(self, plain, anchor):
+        """Whether the providers that may serve the unsuffixed group's
+        slots ``plain`` ([{anchor: [rp id]}]) at ``anchor`` have, between
+        them, the traits that group requires: if not, no combination of
+        them can, and the anchor need not be searched."""
+        traits = self._traits
+        return all(
+            any(not any_of.isdisjoint(traits(rp_id))
+                for by_anchor in plain for rp_id in by_anchor[anchor])
+            for any_of in self._plain_required)
 
     # -- the search within one anchor -------------------------------------
 
