@@ -3,20 +3,19 @@
 ``allocate`` finishes one ``allocating`` allocation that this conductor
 owns:
 
-1. ``_load``       the allocation; stop if it is gone, final, or owned
-                   by another conductor now.
-2. ``_candidates`` the nodes it may take, traits matched in SQL; none ->
-                   error, saying why (Ironic's words).
-3. ``order_candidates`` shuffled (so that concurrent allocations spread
-                   over the nodes), the node named like the allocation
-                   first.
-4. ``_reserve``    node by node: take its lock without waiting
-                   (``_reserve_one``), re-check it under the lock
-                   (``unsuitable``), bind it (one transaction, conditional
-                   on the lock and on this conductor still owning the
-                   allocation). Nodes that were locked are tried again,
-                   ``retry_attempts`` more times ``retry_interval`` apart;
-                   then error.
+1. ``_load_with_candidates`` (one reader transaction): the allocation
+   -- stop if it is gone, final, or owned by another conductor now --
+   and the nodes it may take, traits matched in SQL; none -> error,
+   saying why (Ironic's words).
+2. ``order_candidates``: shuffled (so that concurrent allocations spread
+   over the nodes), the node named like the allocation first.
+3. ``_reserve``: node by node (``_reserve_one``), take its lock without
+   waiting (one transaction); then, in a second one
+   (``_check_and_bind``), re-check it under the lock (``unsuitable``)
+   and bind it -- conditional on the lock and on this conductor still
+   owning the allocation -- giving the lock back in the same write.
+   Nodes that were locked are tried again, ``retry_attempts`` more times
+   ``retry_interval`` apart; then error.
 
 Outcomes: ``active``; ``error`` with ``last_error`` ("Failed to process
 allocation <uuid>: <reason>.", or "Unexpected exception during
@@ -42,10 +41,12 @@ from oslo_utils import uuidutils
 
 from allocsvc import objects
 from allocsvc.common import states
+from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import allocations as db_allocations
 from allocsvc.db.baremetal import candidates as db_candidates
 from allocsvc.db.baremetal import exception
 from allocsvc.db.baremetal import locking
+from allocsvc.db.baremetal import nodes
 
 LOG = logging.getLogger(__name__)
 
@@ -124,12 +125,24 @@ def allocate(context, allocation_id, host, conductor_id, retry_attempts=3,
     (whose host name ``host`` goes into the node locks). Returns the
     allocation record as written, or None if nothing was written."""
     try:
-        allocation = _load(context, allocation_id, conductor_id)
+        allocation, candidates = _load_with_candidates(
+            context, allocation_id, conductor_id)
     except _Stop as stop:
         LOG.debug('Allocation %s: nothing to do (%s)', allocation_id, stop)
         return None
+    except Exception as exc:
+        LOG.exception('Unexpected exception looking for nodes for '
+                      'allocation %s', allocation_id)
+        try:
+            allocation = _load(context, allocation_id, conductor_id)
+        except _Stop:
+            return None
+        return _fail(context, allocation, conductor_id,
+                     unexpected_message(exc))
     try:
-        candidates = _candidates(context, allocation)
+        if not candidates:
+            raise _Failure(db_candidates.explain_no_candidates(
+                *_candidate_args(context, allocation)))
         ordered = order_candidates(candidates, allocation.name, rng)
         return _reserve(context, allocation, ordered, host, conductor_id,
                         retry_attempts, retry_interval, sleep)
@@ -160,13 +173,18 @@ def _load(context, allocation_id, conductor_id):
     return allocation
 
 
-def _candidates(context, allocation):
-    args = (context, allocation.resource_class, allocation.traits,
+def _candidate_args(context, allocation):
+    return (context, allocation.resource_class, allocation.traits,
             allocation.candidate_nodes, allocation.owner)
-    candidates = db_candidates.find_candidates(*args)
-    if not candidates:
-        raise _Failure(db_candidates.explain_no_candidates(*args))
-    return candidates
+
+
+@db_api.reader
+def _load_with_candidates(context, allocation_id, conductor_id):
+    """The allocation (``_load``) and its candidate nodes, in one reader
+    transaction."""
+    allocation = _load(context, allocation_id, conductor_id)
+    return allocation, db_candidates.find_candidates(
+        *_candidate_args(context, allocation))
 
 
 def _reserve(context, allocation, candidates, host, conductor_id,
@@ -200,45 +218,65 @@ def _reserve(context, allocation, candidates, host, conductor_id,
 
 def _reserve_one(context, allocation, candidate, host, conductor_id):
     """Lock, re-check and bind one node: ``(outcome, allocation bound or
-    None)``."""
-    bound = None
+    None)``. Two transactions: the lock, then the re-check under it and
+    the bind, which gives the lock back as it commits (or, if the node
+    no longer fits, the re-check gives it back alone)."""
     try:
-        with locking.node_lock(context, candidate.id, host) as node:
-            reason = unsuitable(node, allocation)
-            if reason is not None:
-                LOG.debug('Allocation %s: skipping node %s: %s',
-                          allocation.uuid, node.uuid, reason)
-                return UNSUITABLE, None
-            bound = _bind(context, allocation, node, host, conductor_id)
-            if bound is None:
-                return UNSUITABLE, None
+        locking.reserve(context, candidate.id, host, read=False)
     except exception.NodeLocked:
         return LOCKED, None
     except exception.NodeNotFound:
         return UNSUITABLE, None
-    except exception.NodeNotLocked:
-        # Our lock was broken (we were taken for dead) and released by
-        # someone else: the bind, conditional on the lock, tells.
-        if bound is None:
-            return UNSUITABLE, None
-    return BOUND, bound
-
-
-def _bind(context, allocation, node, host, conductor_id):
     try:
-        return db_allocations.bind(context, allocation.id, node.id,
-                                   conductor_id, locked_by=host)
+        return _check_and_bind(context, allocation, candidate.id, host,
+                               conductor_id)
+    except exception.NodeNotLocked:
+        # Someone broke our lock meanwhile (we were taken for dead) and
+        # nothing was written: leave the node to them.
+        return UNSUITABLE, None
+    except BaseException:
+        # Rolled back: the lock is still ours to give back.
+        try:
+            locking.release(context, candidate.id, host)
+        except (exception.NodeNotLocked, exception.NodeNotFound):
+            pass  # the first exception is the one to report
+        raise
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def _check_and_bind(context, allocation, node_id, host, conductor_id):
+    try:
+        node = nodes.get_in_transaction(context, node_id)
+    except exception.NodeNotFound:
+        return UNSUITABLE, None
+    if node.reservation != host:
+        # Our lock was broken (we were taken for dead): leave the node.
+        LOG.debug('Allocation %s: lost the lock of node %s to %s',
+                  allocation.uuid, node.uuid, node.reservation)
+        return UNSUITABLE, None
+    reason = unsuitable(node, allocation)
+    if reason is not None:
+        LOG.debug('Allocation %s: skipping node %s: %s',
+                  allocation.uuid, node.uuid, reason)
+        locking.release_in_transaction(context, node_id, host)
+        return UNSUITABLE, None
+    try:
+        bound = db_allocations.bind_locked(context, allocation, node,
+                                           conductor_id, host)
     except (exception.NodeNotAvailable, exception.NodeAssociated,
             exception.NodeNotFound) as exc:
         LOG.debug('Allocation %s: node %s: %s', allocation.uuid, node.uuid,
                   exc)
-        return None
+        locking.release_in_transaction(context, node_id, host)
+        return UNSUITABLE, None
     except exception.InstanceAssociated as exc:
         # The allocation's UUID is some other node's instance: no node
         # can take it.
         raise _Failure(exc.message.rstrip('.'))
     except _GONE as exc:
         raise _Stop(exc.message)
+    return BOUND, bound
 
 
 def _fail(context, allocation, conductor_id, last_error):

@@ -202,14 +202,19 @@ def update_allocation(context, allocation_id, values, conductor_id=ANY):
     return get_in_transaction(context, allocation_id)
 
 
-def _transition(context, allocation_id, event, conductor_id, values):
-    current = get_in_transaction(context, allocation_id)
-    new_state = states.allocation_next_state(current.state, event)
+def _transition(context, allocation_id, event, conductor_id, values,
+                from_state=None):
+    """Apply machine ``event`` to the allocation's state, read here, or
+    ``from_state`` when the caller knows which state the write must
+    find (the write is conditional on it either way)."""
+    if from_state is None:
+        from_state = get_in_transaction(context, allocation_id).state
+    new_state = states.allocation_next_state(from_state, event)
     # UPDATE baremetal_allocations SET state = :new, ...
     # WHERE id = :id AND state = :current [AND conductor_affinity = :me]
     result = context.session.execute(
         _ALLOC.update()
-        .where(_ALLOC.c.state == current.state,
+        .where(_ALLOC.c.state == from_state,
                *_owned(allocation_id, conductor_id))
         .values(state=new_state, updated_at=timeutils.utcnow(), **values))
     if result.rowcount != 1:
@@ -254,12 +259,32 @@ def bind(context, allocation_id, node_id, conductor_id, locked_by=None,
                  backfill)
 
 
+def bind_locked(context, allocation, node, conductor_id, host):
+    """``bind`` inside the caller's transaction, for the allocation
+    algorithm: ``allocation`` is the ``allocating`` record it started
+    from and ``node`` the node it read, in this transaction, under
+    ``host``'s lock. The lock is given back in the same write, so the
+    node is free (and bound) when the transaction commits. Neither is
+    read again: the writes are conditional on what they relied on (the
+    allocation still ``allocating`` and owned by ``conductor_id``; the
+    node free and locked by ``host``)."""
+    return _bind(context, allocation.id, node.id, conductor_id, host,
+                 backfill=False, allocation=allocation, node=node,
+                 release=True)
+
+
 def _bind(context, allocation_id, node_id, conductor_id, locked_by,
-          backfill):
-    allocation = get_in_transaction(context, allocation_id)
-    node = context.session.execute(
-        sa.select(_NODE.c.uuid, _NODE.c.instance_uuid,
-                  _NODE.c.instance_info).where(_NODE.c.id == node_id)).first()
+          backfill, allocation=None, node=None, release=False):
+    from_state = None
+    if allocation is None:
+        allocation = get_in_transaction(context, allocation_id)
+    else:
+        from_state = states.ALLOCATING
+    if node is None:
+        node = context.session.execute(
+            sa.select(_NODE.c.uuid, _NODE.c.instance_uuid,
+                      _NODE.c.instance_info)
+            .where(_NODE.c.id == node_id)).first()
     if node is None:
         raise exception.NodeNotFound(node_id)
     if node.instance_uuid not in (None, allocation.uuid) or (
@@ -284,18 +309,21 @@ def _bind(context, allocation_id, node_id, conductor_id, locked_by,
         where.append(_NODE.c.instance_uuid.is_(None))
     if locked_by is not None:
         where.append(_NODE.c.reservation == locked_by)
+    values = {'instance_uuid': allocation.uuid,
+              'allocation_id': allocation_id, 'instance_info': instance_info,
+              'updated_at': timeutils.utcnow()}
+    if release:
+        values['reservation'] = None
     try:
         result = context.session.execute(
-            _NODE.update().where(*where).values(
-                instance_uuid=allocation.uuid, allocation_id=allocation_id,
-                instance_info=instance_info, updated_at=timeutils.utcnow()))
+            _NODE.update().where(*where).values(**values))
     except db_exc.DBDuplicateEntry:
         raise exception.InstanceAssociated(allocation.uuid, node.uuid)
     if result.rowcount != 1:
         raise exception.NodeNotAvailable(
             node.uuid, 'it changed since it was chosen')
     _transition(context, allocation_id, states.SUCCESS, conductor_id,
-                {'node_id': node_id, 'last_error': None})
+                {'node_id': node_id, 'last_error': None}, from_state)
     return get_in_transaction(context, allocation_id)
 
 

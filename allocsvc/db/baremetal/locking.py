@@ -32,10 +32,11 @@ def _holder(context, node_id):
 
 @db_api.retry_on_deadlock
 @db_api.writer
-def reserve(context, node_id, host):
+def reserve(context, node_id, host, read=True):
     """Take the lock of node ``node_id`` for ``host``; return the node as
-    it is under the lock. NodeLocked if anyone (``host`` included) holds
-    it; NodeNotFound if there is no such node.
+    it is under the lock (None without ``read``: for a caller that reads
+    it in its next transaction). NodeLocked if anyone (``host`` included)
+    holds it; NodeNotFound if there is no such node.
 
     UPDATE nodes SET reservation = :host WHERE id = :id
     AND reservation IS NULL
@@ -47,7 +48,7 @@ def reserve(context, node_id, host):
     if result.rowcount != 1:
         row = _holder(context, node_id)
         raise exception.NodeLocked(row.uuid, row.reservation)
-    return nodes.get_in_transaction(context, node_id)
+    return nodes.get_in_transaction(context, node_id) if read else None
 
 
 @db_api.retry_on_deadlock
@@ -55,6 +56,13 @@ def reserve(context, node_id, host):
 def release(context, node_id, host):
     """Give back ``host``'s lock of node ``node_id``. NodeNotLocked if
     ``host`` does not hold it (someone broke it, or it was never taken).
+    """
+    release_in_transaction(context, node_id, host)
+
+
+def release_in_transaction(context, node_id, host):
+    """``release`` inside the caller's transaction: the lock is free
+    once that transaction commits.
 
     UPDATE nodes SET reservation = NULL WHERE id = :id
     AND reservation = :host
