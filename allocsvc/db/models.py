@@ -25,13 +25,21 @@ Bare-metal tables (the Ironic-compatible half; see the section at the end)
 import json
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import mysql
 
 metadata = sa.MetaData()
 
 
-def _timestamps():
-    return [sa.Column('created_at', sa.DateTime, nullable=True),
-            sa.Column('updated_at', sa.DateTime, nullable=True)]
+def _timestamps(precise=False):
+    kind = PreciseDateTime if precise else sa.DateTime
+    return [sa.Column('created_at', kind, nullable=True),
+            sa.Column('updated_at', kind, nullable=True)]
+
+
+# A timestamp to the microsecond on every backend: MySQL's DATETIME keeps
+# whole seconds unless told otherwise (SQLite and PostgreSQL keep
+# microseconds anyway).
+PreciseDateTime = sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql')
 
 
 resource_providers = sa.Table(
@@ -284,7 +292,9 @@ baremetal_allocations = sa.Table(
     # compare-and-swap on it.
     sa.Column('conductor_affinity', sa.Integer,
               sa.ForeignKey('conductors.id'), nullable=True),
-    *_timestamps(),
+    # To the microsecond: when an allocation became active, from the
+    # moment it was asked for, is a few milliseconds.
+    *_timestamps(precise=True),
     sa.UniqueConstraint('uuid', name='uniq_baremetal_allocations0uuid'),
     sa.UniqueConstraint('name', name='uniq_baremetal_allocations0name'),
     sa.UniqueConstraint('node_id', name='uniq_baremetal_allocations0node_id'),
