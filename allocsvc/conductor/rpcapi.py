@@ -11,6 +11,7 @@ speaks; it moves with ``manager.RPC_API_VERSION``.
 """
 
 import random
+import time
 
 from oslo_log import log as logging
 import oslo_messaging as messaging
@@ -26,6 +27,9 @@ LOG = logging.getLogger(__name__)
 # oslo.messaging would otherwise retry for ever and hang the request.
 CAST_RETRY = 2
 
+# Seconds the API reuses the list of live conductors it read.
+ALIVE_CACHE_S = 1.0
+
 
 class ConductorAPI:
     """Client of the conductors, on ``transport`` (default: the one of
@@ -39,13 +43,29 @@ class ConductorAPI:
         self.conf = conf
         self.transport = transport or rpc.get_transport(conf)
         self.client = rpc.get_client(self.transport, self.RPC_API_VERSION)
+        # (time.monotonic() when read, [live conductors]), see
+        # ``pick_conductor``.
+        self._alive = None
 
     def pick_conductor(self, context):
         """A conductor that is alive (heartbeat within ``[conductor]
         heartbeat_timeout``), chosen at random; NoConductorAvailable (503)
-        if there is none."""
-        alive = [c for c in objects.Conductor.list(
-            context, self.conf.conductor.heartbeat_timeout) if c.alive]
+        if there is none.
+
+        The list of live conductors is read at most once every
+        ALIVE_CACHE_S seconds (and again at once while it is empty): it
+        was one more transaction in every POST of an allocation, to learn
+        what changes on the scale of the heartbeat timeout. A conductor
+        that went down meanwhile loses nothing: the allocations handed to
+        it are taken over by the others (``manager.take_over``)."""
+        now = time.monotonic()
+        cached = self._alive
+        if cached is not None and now - cached[0] < ALIVE_CACHE_S:
+            alive = cached[1]
+        else:
+            alive = [c for c in objects.Conductor.list(
+                context, self.conf.conductor.heartbeat_timeout) if c.alive]
+            self._alive = (now, alive) if alive else None
         if not alive:
             raise exception.NoConductorAvailable()
         return random.choice(alive)
