@@ -135,7 +135,11 @@ conductor_opts = [
              'every candidate, before it fails.'),
     cfg.FloatOpt(
         'node_locked_retry_interval', default=1.0, min=0,
-        help='Seconds between two such attempts.'),
+        help='Seconds before the last such attempt of an allocation; '
+             'each earlier wait is a quarter of the next (with the '
+             'defaults: 0.0625, 0.25 and 1 second), as the locks of '
+             'available nodes are usually held for milliseconds. A '
+             'backfill waits this long between all its attempts.'),
     cfg.FloatOpt(
         'heartbeat_interval', default=10.0, min=0.1,
         help='Seconds between two heartbeats of a conductor (written to '
