@@ -234,10 +234,11 @@ def _reserve_one(context, allocation, candidate, host, conductor_id):
     the bind, which gives the lock back as it commits (or, if the node
     no longer fits, the re-check gives it back alone)."""
     try:
-        locking.reserve(context, candidate.id, host, read=False)
+        locking.reserve(context, candidate.id, host, read=False,
+                        only_free=True)
     except exception.NodeLocked:
         return LOCKED, None
-    except exception.NodeNotFound:
+    except (exception.NodeNotAvailable, exception.NodeNotFound):
         return UNSUITABLE, None
     try:
         return _check_and_bind(context, allocation, candidate.id, host,

@@ -13,6 +13,7 @@ import time
 from oslo_utils import timeutils
 import sqlalchemy as sa
 
+from allocsvc.common import states
 from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import exception
 from allocsvc.db.baremetal import nodes
@@ -32,21 +33,35 @@ def _holder(context, node_id):
 
 @db_api.retry_on_deadlock
 @db_api.writer
-def reserve(context, node_id, host, read=True):
+def reserve(context, node_id, host, read=True, only_free=False):
     """Take the lock of node ``node_id`` for ``host``; return the node as
     it is under the lock (None without ``read``: for a caller that reads
     it in its next transaction). NodeLocked if anyone (``host`` included)
     holds it; NodeNotFound if there is no such node.
 
+    With ``only_free``, the lock is only taken if the node can still be
+    allocated -- available, not in maintenance, with no instance or
+    allocation -- and NodeNotAvailable says it cannot: the allocation
+    algorithm then learns in one transaction that a candidate was taken
+    meanwhile, instead of locking it, reading it and letting it go.
+
     UPDATE nodes SET reservation = :host WHERE id = :id
     AND reservation IS NULL
+    [AND provision_state = 'available' AND NOT maintenance
+     AND instance_uuid IS NULL AND allocation_id IS NULL]
     """
+    where = [_NODE.c.id == node_id, _NODE.c.reservation.is_(None)]
+    if only_free:
+        where += [_NODE.c.provision_state == states.AVAILABLE,
+                  _NODE.c.maintenance == sa.false(),
+                  _NODE.c.instance_uuid.is_(None),
+                  _NODE.c.allocation_id.is_(None)]
     result = context.session.execute(
-        _NODE.update()
-        .where(_NODE.c.id == node_id, _NODE.c.reservation.is_(None))
-        .values(reservation=host))
+        _NODE.update().where(*where).values(reservation=host))
     if result.rowcount != 1:
         row = _holder(context, node_id)
+        if row.reservation is None:
+            raise exception.NodeNotAvailable(row.uuid, 'it was taken')
         raise exception.NodeLocked(row.uuid, row.reservation)
     return nodes.get_in_transaction(context, node_id) if read else None
 
