@@ -162,15 +162,17 @@ def fmt(value):
 
 def table(results):
     header = ('nodes', 'K', 'allocs', 'allocs/s', 'active p50 ms',
-              'active p95 ms', 'POST p50 ms', 'errors', 'exhausted',
-              'double', 'stuck', 'free left')
+              'active p95 ms', 'seen p95 ms', 'POST p50 ms',
+              'bound p50 ms', 'errors', 'exhausted', 'double', 'stuck',
+              'free left')
     lines = [header]
     for res in results:
         for run in res['runs']:
             check = run['check']
             lines.append((res['nodes'], run['clients'], run['allocations'],
                           run['allocations_per_s'], run['active_p50_ms'],
-                          run['active_p95_ms'], run['post_p50_ms'],
+                          run['active_p95_ms'], run['seen_p95_ms'],
+                          run['post_p50_ms'], check.get('bound_p50_ms'),
                           run['errors'], run['exhausted'],
                           check['double_allocated'], check['stuck'],
                           check['nodes'] - check['allocated_nodes']))
@@ -181,10 +183,13 @@ def table(results):
     out.insert(1, '  '.join('-' * w for w in widths))
     for res in results:
         single = res['single']
-        out.append('single allocation, idle, %d nodes: p50 %.1f ms, p95 '
-                   '%.1f ms, min %.1f ms (%d reps); enrolment %.1f s'
-                   % (res['nodes'], single['p50_ms'], single['p95_ms'],
-                      single['min_ms'], single['reps'], res['setup_s']))
+        out.append('single allocation, idle, %d nodes: active after p50 '
+                   '%s ms, p95 %s ms, min %s ms (seen by the client: p50 '
+                   '%s ms) in %d reps; enrolment %.1f s'
+                   % (res['nodes'], fmt(single['p50_ms']),
+                      fmt(single['p95_ms']), fmt(single['min_ms']),
+                      fmt(single['seen_p50_ms']), single['reps'],
+                      res['setup_s']))
     return '\n'.join(out)
 
 
