@@ -351,6 +351,30 @@ class Search:
             bounds[i] = (granular, frozenset(union), dict(demand), room)
         return bounds
 
+    def _single(self, plan, anchor):
+        """When every slot of ``anchor`` has exactly one provider to
+        choose from (a flat provider, a tree with one provider per
+        class): ``(True, candidate or None)``, checked as
+        ``_anchor_candidates`` would, without preparing slots. Else
+        ``(False, None)``. The plan's order is the slots' order then
+        (the unsuffixed group first, then the granular ones by suffix)."""
+        chosen = []
+        for spec in plan:
+            choices = spec.by_anchor[anchor]
+            if len(choices) != 1:
+                return False, None
+            chosen.append(choices[0])
+        if not plan:
+            return True, None
+        subtrees = [
+            members for members in (
+                [i for i, spec in enumerate(plan) if spec.suffix in suffixes]
+                for suffixes in self.same_subtrees)
+            if len(members) > 1]
+        if self._valid(plan, chosen, subtrees):
+            return True, self._build(plan, chosen)
+        return True, None
+
     def _anchor_candidates(self, plan, anchor):
         """The candidates of one anchor. A generator: nothing is prepared
         for an anchor until the caller asks for a candidate."""
@@ -553,18 +577,36 @@ class Search:
         plan, anchors = self._plan()
         if self.randomize:
             random.shuffle(anchors)
-        active = collections.deque(
-            self._anchor_candidates(plan, a) for a in anchors)
         seen = set()
+
+        def fresh(candidate):
+            if not self._dedup:
+                return True
+            key = candidate.key()
+            if key in seen:
+                return False
+            seen.add(key)
+            return True
+
+        # The first round, anchor by anchor; an anchor with a single
+        # combination of choices gives its candidate (or none) at once
+        # and drops out, the others go on round-robin.
+        active = collections.deque()
+        for anchor in anchors:
+            single, candidate = self._single(plan, anchor)
+            if not single:
+                gen = self._anchor_candidates(plan, anchor)
+                candidate = next(gen, None)
+                if candidate is None:
+                    continue
+                active.append(gen)
+            if candidate is not None and fresh(candidate):
+                yield candidate
         while active:
             gen = active.popleft()
             candidate = next(gen, None)
             if candidate is None:
                 continue
             active.append(gen)
-            if self._dedup:
-                key = candidate.key()
-                if key in seen:
-                    continue
-                seen.add(key)
-            yield candidate
+            if fresh(candidate):
+                yield candidate
