@@ -10,7 +10,6 @@ wins); listing orphaned and stuck allocations; conductor liveness.
 """
 
 import datetime
-import threading
 
 from oslo_utils import timeutils
 import pytest
@@ -26,6 +25,7 @@ from allocsvc.db.baremetal import exception
 from allocsvc.db.baremetal import locking
 from allocsvc.db.baremetal import nodes
 from allocsvc.db import models
+from tests.integration.racing import race
 
 
 @pytest.fixture
@@ -39,28 +39,6 @@ def make_node(context, name=None, rc='baremetal', traits=(), **values):
     values.setdefault('power_state', states.POWER_OFF)
     return nodes.create_node(context, dict(
         values, name=name, resource_class=rc, traits=list(traits)))
-
-
-def race(*functions):
-    """Run each function in its own thread, released together; return
-    each one's result or exception."""
-    barrier = threading.Barrier(len(functions))
-    results = [None] * len(functions)
-
-    def run(index, function):
-        barrier.wait()
-        try:
-            results[index] = function()
-        except Exception as exc:  # reported to the test
-            results[index] = exc
-
-    threads = [threading.Thread(target=run, args=(i, f))
-               for i, f in enumerate(functions)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
 
 
 # -- nodes -------------------------------------------------------------------
@@ -249,22 +227,9 @@ def test_allocation_list_filters_and_paging(context):
 
 def test_concurrent_adds_of_one_trait(context):
     node = make_node(context, 'racy')
-    barrier = threading.Barrier(8)
-    errors = []
-
-    def add():
-        barrier.wait()
-        try:
-            nodes.add_trait(context, node.id, 'CUSTOM_RACE')
-        except Exception as exc:
-            errors.append(exc)
-
-    threads = [threading.Thread(target=add) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    results = race(*[lambda: nodes.add_trait(context, node.id,
+                                             'CUSTOM_RACE')] * 8)
+    assert [r for r in results if isinstance(r, Exception)] == []
     assert nodes.get_traits(context, node.id) == ['CUSTOM_RACE']
 
 

@@ -6,36 +6,21 @@ savepoint rollback stopped a worker from booting; eight threads here
 did not reproduce that deadlock, but they check the retried, savepoint-
 free sync on the three databases.)"""
 
-import threading
-
 import os_resource_classes
 import os_traits
 import sqlalchemy as sa
 
 from allocsvc.db import models
 from allocsvc.placement import sync
+from tests.integration.racing import race
 
 
 def test_concurrent_standard_sync(database):
     with database.engine.begin() as conn:
         conn.execute(models.resource_classes.delete())
         conn.execute(models.traits.delete())
-    barrier = threading.Barrier(8)
-    errors = []
-
-    def start_worker():
-        barrier.wait()
-        try:
-            sync.ensure_standard()
-        except Exception as exc:
-            errors.append(exc)
-
-    threads = [threading.Thread(target=start_worker) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    results = race(*[sync.ensure_standard] * 8)
+    assert [r for r in results if isinstance(r, Exception)] == []
     with database.engine.connect() as conn:
         classes = set(conn.execute(
             sa.select(models.resource_classes.c.name)).scalars())

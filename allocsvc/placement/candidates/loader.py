@@ -671,17 +671,22 @@ def _read_others(context, found, rows):
     ratio = _ratio(context)
     used_by = {(row[1], row[3]): row[4] for row in rows if row[0] == 3}
     for row in rows:
-        if row[0] != 2:
-            continue
-        rp_id, name, rc_id, total, reserved, allocation_ratio = (
-            row[1], row[2], row[3], row[4], row[6], row[7])
-        entry = (name, int((total - reserved) * ratio(allocation_ratio)),
-                 used_by.get((rp_id, rc_id), 0))
-        rows_of = found.get(rp_id)
-        if rows_of is None:
-            found[rp_id] = [entry]
-        else:
-            rows_of.append(entry)
+        if row[0] == 2:
+            _add_summary_row(found, ratio, used_by, row[1], row[3], row[2],
+                             row[4], row[6], row[7])
+
+
+def _add_summary_row(found, ratio, used_by, rp_id, rc_id, name, total,
+                     reserved, allocation_ratio):
+    """Append (class name, capacity, used) to ``found[rp_id]``; ``used_by``
+    {(rp id, rc id): used}, ``ratio`` as ``_ratio`` gives it."""
+    entry = (name, int((total - reserved) * ratio(allocation_ratio)),
+             used_by.get((rp_id, rc_id), 0))
+    rows_of = found.get(rp_id)
+    if rows_of is None:
+        found[rp_id] = [entry]
+    else:
+        rows_of.append(entry)
 
 
 # Ids per IN list: well within every backend's bound-parameter limit.
@@ -715,13 +720,7 @@ def summary_inventories(context, root_ids, rc_ids=None, but=None):
         used_by = {(row[1], row[2]): row[4] for row in rows if row[0] == 1}
         for kind, rp_id, rc_id, name, total, reserved, allocation_ratio in (
                 rows):
-            if kind:
-                continue
-            entry = (name, int((total - reserved) * ratio(allocation_ratio)),
-                     used_by.get((rp_id, rc_id), 0))
-            rows_of = found.get(rp_id)
-            if rows_of is None:
-                found[rp_id] = [entry]
-            else:
-                rows_of.append(entry)
+            if not kind:
+                _add_summary_row(found, ratio, used_by, rp_id, rc_id, name,
+                                 total, reserved, allocation_ratio)
     return found

@@ -366,12 +366,7 @@ class Search:
             chosen.append(choices[0])
         if not plan:
             return True, None
-        subtrees = [
-            members for members in (
-                [i for i, spec in enumerate(plan) if spec.suffix in suffixes]
-                for suffixes in self.same_subtrees)
-            if len(members) > 1]
-        if self._valid(plan, chosen, subtrees):
+        if self._valid(plan, chosen, self._subtree_members(plan)):
             return True, self._build(plan, chosen)
         return True, None
 
@@ -385,17 +380,19 @@ class Search:
         for slot in slots:
             combinations *= len(slot.choices)
         if combinations <= _ENUMERATE_UP_TO:
-            subtrees = [
-                members for members in (
-                    [i for i, slot in enumerate(slots)
-                     if slot.suffix in suffixes]
-                    for suffixes in self.same_subtrees)
-                if len(members) > 1]
+            subtrees = self._subtree_members(slots)
             for chosen in itertools.product(*[s.choices for s in slots]):
                 if self._valid(slots, chosen, subtrees):
                     yield self._build(slots, chosen)
         else:
             yield from self._depth_first(slots)
+
+    def _subtree_members(self, slots):
+        """The indices in ``slots`` of each same_subtree's slots, for
+        those with two slots or more (``_valid``'s ``subtrees``)."""
+        return [members for members in (
+            [i for i, slot in enumerate(slots) if slot.suffix in suffixes]
+            for suffixes in self.same_subtrees) if len(members) > 1]
 
     def _valid(self, slots, chosen, subtrees):
         """Whether the providers ``chosen`` for ``slots`` (one each) break
