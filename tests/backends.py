@@ -8,6 +8,7 @@ import tempfile
 import pytest
 import sqlalchemy as sa
 from oslo_db.sqlalchemy import enginefacade
+from oslo_utils import uuidutils
 
 from allocsvc.db import api as db_api
 from allocsvc.db import migration
@@ -109,7 +110,13 @@ class Database:
             conn.execute(models.resource_providers.update().values(
                 root_provider_id=None, parent_provider_id=None))
             for table in reversed(models.metadata.sorted_tables):
-                if table.name in ('resource_classes', 'traits'):
+                if table is models.placement_topology:
+                    # A new epoch: copies of the trees kept by this
+                    # process are of another database now.
+                    conn.execute(table.update().values(
+                        epoch=uuidutils.generate_uuid(), version=0,
+                        floor=0))
+                elif table.name in ('resource_classes', 'traits'):
                     conn.execute(table.delete().where(
                         table.c.name.like('CUSTOM\\_%', escape='\\')))
                 else:

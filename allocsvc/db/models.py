@@ -14,6 +14,8 @@ Placement tables
     consumer_types           interned consumer type names
     placement_aggregates     aggregate uuids
     resource_provider_aggregates / resource_provider_traits   associations
+    placement_topology       one row: the version of the providers' trees
+    placement_topology_changes   the roots each version changed
 
 Bare-metal tables (the Ironic-compatible half; see the section at the end)
     conductors               conductor services, their liveness
@@ -183,6 +185,30 @@ resource_provider_traits = sa.Table(
              'resource_provider_id', 'trait_id'),
 )
 
+
+# The shape of the provider trees (which providers, their parents, traits,
+# aggregates and inventory classes) changes far less often than it is read:
+# every allocation candidates request needs it. Each transaction that
+# changes it bumps ``version`` in the one row of placement_topology and
+# records the roots of the trees it changed under that version, so that a
+# process keeping a copy (allocsvc.placement.topology) reloads only those
+# trees. ``epoch`` tells databases apart; the changes up to ``floor`` are
+# pruned (a copy older than that is reloaded whole).
+placement_topology = sa.Table(
+    'placement_topology', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column('epoch', sa.String(36), nullable=False),
+    sa.Column('version', sa.BigInteger, nullable=False),
+    sa.Column('floor', sa.BigInteger, nullable=False),
+)
+
+placement_topology_changes = sa.Table(
+    'placement_topology_changes', metadata,
+    sa.Column('version', sa.BigInteger, primary_key=True,
+              autoincrement=False),
+    sa.Column('root_provider_id', sa.Integer, primary_key=True,
+              autoincrement=False),
+)
 
 # ---------------------------------------------------------------------------
 # Bare-metal tables (migration 0002_baremetal)

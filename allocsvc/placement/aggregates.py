@@ -17,6 +17,7 @@ from allocsvc.common import exception
 from allocsvc.db import api as db_api
 from allocsvc.db import models
 from allocsvc.placement import providers
+from allocsvc.placement import topology
 
 _AGG = models.placement_aggregates
 _RPA = models.resource_provider_aggregates
@@ -100,6 +101,8 @@ def _set(context, rp_uuid, uuids, generation):
     current = set(_linked(context, rp.id))
     wanted = _ensure(context, uuids, now)
     gone = current - wanted
+    if gone or wanted - current:
+        topology.changed(context, provider_ids=[rp.id])
     if gone:
         context.session.execute(_RPA.delete().where(
             _RPA.c.resource_provider_id == rp.id,

@@ -23,6 +23,7 @@ from allocsvc.db import api as db_api
 from allocsvc.db import models
 from allocsvc.placement import providers
 from allocsvc.placement import resource_classes
+from allocsvc.placement import topology
 
 _INV = models.inventories
 _ALLOC = models.allocations
@@ -224,6 +225,7 @@ def _check_generation(rp, generation):
 
 
 def _insert(context, rp, rc_id, inv, now):
+    topology.changed(context, provider_ids=[rp.id])
     context.session.execute(_INV.insert().values(
         resource_provider_id=rp.id, resource_class_id=rc_id,
         created_at=now, **inv.values()))
@@ -335,6 +337,7 @@ def _split(context, rp, wanted):
 def _write_all(context, rp, wanted, removed, kept):
     now = timeutils.utcnow()
     if removed:
+        topology.changed(context, provider_ids=[rp.id])
         context.session.execute(_INV.delete().where(
             _INV.c.resource_provider_id == rp.id,
             _INV.c.resource_class_id.in_(sorted(removed))))
@@ -406,6 +409,7 @@ def delete(context, rp_uuid, resource_class):
         _INV.c.resource_class_id == rc_id))
     if not result.rowcount:
         raise not_found
+    topology.changed(context, provider_ids=[rp.id])
     return providers.increment_generation(context, rp.id, rp.generation)
 
 
@@ -421,6 +425,7 @@ def delete_all(context, rp_uuid):
     existing = _class_ids(context, rp.id)
     _refuse_removal(context, rp, existing)
     if existing:
+        topology.changed(context, provider_ids=[rp.id])
         context.session.execute(_INV.delete().where(
             _INV.c.resource_provider_id == rp.id))
     return providers.increment_generation(context, rp.id, rp.generation)

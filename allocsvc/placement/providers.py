@@ -8,6 +8,7 @@ import sqlalchemy as sa
 from allocsvc.common import exception
 from allocsvc.db import api as db_api
 from allocsvc.db import models
+from allocsvc.placement import topology
 
 _RP = models.resource_providers
 _INV = models.inventories
@@ -119,10 +120,11 @@ def create(context, name, uuid=None, parent_provider_uuid=None):
         raise exception.ConcurrentUpdate(
             'Unable to create resource provider "%s": its parent was '
             'deleted concurrently.' % name)
+    new_id = result.inserted_primary_key[0]
     if root_id is None:
-        new_id = result.inserted_primary_key[0]
         context.session.execute(_RP.update().where(_RP.c.id == new_id)
                                 .values(root_provider_id=new_id))
+    topology.changed(context, provider_ids=[new_id])
     return _get(context, uuid)
 
 
@@ -182,6 +184,8 @@ def _reparent(context, rp, new_parent_uuid, allow_move):
         context.session.execute(
             _RP.update().where(_RP.c.id.in_(subtree))
             .values(root_provider_id=new_root_id, updated_at=now))
+    topology.changed(context, provider_ids=[rp.id],
+                     root_ids=[rp.root_provider_id])
 
 
 _UNSET = object()
@@ -227,6 +231,7 @@ def delete(context, uuid):
     for table in (_INV, _RPT, _RPA):
         session.execute(table.delete().where(
             table.c.resource_provider_id == rp.id))
+    topology.changed(context, root_ids=[rp.root_provider_id])
     try:
         # Clear the self-reference first: some databases check it per row.
         session.execute(_RP.update().where(_RP.c.id == rp.id)

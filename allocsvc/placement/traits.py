@@ -17,6 +17,7 @@ from allocsvc.db import models
 from allocsvc.placement import names
 from allocsvc.placement import providers
 from allocsvc.placement import sync
+from allocsvc.placement import topology
 
 _TRAIT = models.traits
 _RPT = models.resource_provider_traits
@@ -109,6 +110,8 @@ def _replace(context, provider_id, trait_ids):
         .where(_RPT.c.resource_provider_id == provider_id)).scalars())
     removed = current - trait_ids
     added = trait_ids - current
+    if removed or added:
+        topology.changed(context, provider_ids=[provider_id])
     if removed:
         context.session.execute(_RPT.delete().where(
             _RPT.c.resource_provider_id == provider_id,

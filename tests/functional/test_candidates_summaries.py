@@ -91,9 +91,9 @@ def test_summaries_before_1_27_show_requested_classes(database):
 
 
 def test_summaries_same_with_or_without_a_limit(database):
-    # Without a limit the engine reads the other classes' inventories
-    # with the trees; with a limit smaller than the number of trees it
-    # reads them afterwards for the trees used: both show the same.
+    # The other classes' inventories are read for the trees the
+    # candidates use: with a limit smaller than the number of trees,
+    # only some of them, but each summary shown is the same.
     app = api_app.placement_app(conftest.make_conf())
     rps = _world(app)
     whole = _call(app, 'GET', '/allocation_candidates?resources=VCPU:1',

@@ -117,15 +117,6 @@ def gc_paused():
             gc.enable()
 
 
-def _fold_others(snap, limit, all_classes):
-    """Whether the provider summaries' inventories of the classes not
-    requested are best read with the trees, saving the summaries a round
-    trip: only when every tree read may contribute to the answer (no
-    limit, or one no smaller than the number of trees), else a limit
-    would have them read for trees no candidate uses."""
-    return all_classes and (limit is None or limit >= len(snap.roots))
-
-
 @db_api.reader
 def find(context, groups, wide, limit=None, nested_aware=True,
          randomize=False, all_classes=True):
@@ -139,13 +130,9 @@ def find(context, groups, wide, limit=None, nested_aware=True,
     BadRequest for an unknown resource class or trait.
     """
     min_amounts = {}
-    agg_uuids = set()
     for group in groups.values():
         for name, amount in group.resources.items():
             min_amounts[name] = min(amount, min_amounts.get(name, amount))
-        for any_of in group.member_of:
-            agg_uuids |= set(any_of)
-        agg_uuids |= set(group.forbidden_aggs)
     snap = loader.load(
         context, min_amounts, request_mod.all_trait_names(groups, wide),
         in_trees={g.in_tree for g in groups.values() if g.in_tree},
@@ -156,8 +143,7 @@ def find(context, groups, wide, limit=None, nested_aware=True,
         return Result()
     class_ids = snap.names.classes
     resolved = _resolve(groups, class_ids, snap.names.roots)
-    loader.load_trees(context, snap, agg_uuids,
-                      others=_fold_others(snap, limit, all_classes))
+    loader.load_trees(context, snap)
     names = {rc_id: name for name, rc_id in class_ids.items()}
     finder = search.Search(
         snap, resolved, names, isolate=wide.group_policy == 'isolate',

@@ -4,15 +4,15 @@ One ``Snapshot`` holds, for the providers that can matter to a request:
 the inventories of the requested classes with their usage (only the
 providers with room for the smallest requested amount of some class, and,
 when every group with resources names aggregates, only those in -- or
-whose root is in -- one of them), the providers and traits of the trees
-that can offer every requested class (their own or shared with them),
-their memberships in the requested aggregates, and which roots each
-sharing provider can serve. A request usually takes two round trips:
-``load`` (the names of the request, the inventories of its classes with
-their usage), then ``load_trees`` (the trees worth reading, with their
-traits, memberships and, when the summaries will need them, their other
-inventories). The number of queries does not depend on the number of
-providers.
+whose root is in -- one of them), the providers, traits and aggregate
+memberships of the trees that can offer every requested class (their
+own or shared with them), and which roots each sharing provider can
+serve. A request usually takes one round trip: ``load`` (the names of
+the request, the inventories of its classes with their usage, the
+version of the trees), then ``load_trees`` takes the trees worth reading
+from the process' copy of the trees (``topology``), which reads them
+only when they changed. The number of queries does not depend on the
+number of providers.
 
 The statements are built once per shape and dialect and reused with
 bound parameters (lists are arrays on PostgreSQL, "expanding" IN lists
@@ -30,6 +30,7 @@ from sqlalchemy.dialects import postgresql
 from allocsvc.db import models
 from allocsvc.placement import inventories
 from allocsvc.placement import names
+from allocsvc.placement import topology
 
 _RP = models.resource_providers
 _INV = models.inventories
@@ -39,6 +40,7 @@ _TRAIT = models.traits
 _RPA = models.resource_provider_aggregates
 _AGG = models.placement_aggregates
 _RC = models.resource_classes
+_TOPO = models.placement_topology
 
 SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
 
@@ -67,20 +69,14 @@ class Inventory:
         return max(0, min(int(self.capacity - self.used), self.max_unit))
 
 
-class Provider:
-    __slots__ = ('id', 'uuid', 'parent_id', 'root_id')
-
-    def __init__(self, id, uuid, parent_id, root_id):
-        self.id = id
-        self.uuid = uuid
-        self.parent_id = parent_id
-        self.root_id = root_id
+Provider = topology.Provider
 
 
 class Snapshot:
     """What the search reads. ``inventory`` {(rp id, rc id): Inventory};
-    ``providers`` {id: Provider}; ``traits`` {rp id: set of names};
-    ``aggregates`` {rp id: set of requested aggregate uuids};
+    ``providers`` {id: Provider} of the trees read; ``traits`` {rp id:
+    set of names} and ``aggregates`` {rp id: set of aggregate uuids} of
+    those and maybe other providers;
     ``sharing_anchors`` {sharing rp id: set of root ids it serves}.
 
     What the first statement found: ``names`` (Names) and ``roots``, the
@@ -90,8 +86,8 @@ class Snapshot:
     inventory of the ``requested`` classes (ids) read, room or not;
     ``member_aggs`` the aggregate filter they were read with (None);
     ``others`` {rp id: [(class name, capacity, used)]} the inventories of
-    the other classes of every provider read, when they were read with
-    the trees (else None)."""
+    the other classes of every provider read, when known without reading
+    them (none), else None."""
 
     def __init__(self):
         self.names = None
@@ -222,6 +218,8 @@ def _capacity_statement(dialect, in_aggregates):
       ``:traits`` that exist (the name last).
     kind 4: every sharing provider.
     kind 5: the roots of the providers ``:in_trees`` (the uuid last).
+    kind 6: the version of the trees (``topology``): version, floor,
+      epoch last.
 
     SELECT 0, inv.resource_provider_id, rp.root_provider_id,
            inv.resource_class_id, inv.total, inv.reserved,
@@ -250,6 +248,9 @@ def _capacity_statement(dialect, in_aggregates):
     UNION ALL
     SELECT 5, root_provider_id, NULL..., uuid FROM resource_providers
     WHERE uuid IN (:in_trees)
+    UNION ALL
+    SELECT 6, version, floor, NULL..., epoch FROM placement_topology
+    WHERE id = 1
     """
     classes = sa.select(_RC.c.id).where(_in(dialect, _RC.c.name, 'classes'))
     inventory = (
@@ -278,8 +279,12 @@ def _capacity_statement(dialect, in_aggregates):
                .where(_TRAIT.c.name == SHARING_TRAIT))
     tree_roots = (sa.select(_RP.c.root_provider_id, *_holes(8), _RP.c.uuid)
                   .where(_in(dialect, _RP.c.uuid, 'in_trees')))
+    stamp = (sa.select(_TOPO.c.version, _TOPO.c.floor, *_holes(7),
+                       _TOPO.c.epoch)
+             .where(_TOPO.c.id == 1))
     return _tagged(dialect, dict(enumerate([
-        inventory, usage, class_ids, trait_ids, sharing, tree_roots])))
+        inventory, usage, class_ids, trait_ids, sharing, tree_roots,
+        stamp])))
 
 
 def _sum_used():
@@ -329,91 +334,6 @@ def _anchor_statement(dialect, every_sharing):
         query = query.where(
             _in(dialect, _RPT.c.resource_provider_id, 'sharing_ids'))
     return query
-
-
-def _other_inventories(dialect):
-    """The inventories of every class but ``:rcs`` of the providers of
-    the trees ``:roots``, with their class name, and what is allocated
-    of them, per provider, as kinds 2 and 3 of ``_trees_statement``
-    (each column where the tree rows have one of its type)."""
-    inventory = (
-        sa.select(_INV.c.resource_provider_id, _RC.c.name,
-                  _INV.c.resource_class_id, _INV.c.total, *_holes(1),
-                  _INV.c.reserved, _INV.c.allocation_ratio)
-        .select_from(
-            _INV.join(_RC, _RC.c.id == _INV.c.resource_class_id)
-            .join(_RP, _RP.c.id == _INV.c.resource_provider_id))
-        .where(_in(dialect, _RP.c.root_provider_id, 'roots'))
-        .where(_not_in(dialect, _INV.c.resource_class_id, 'rcs')))
-    usage = (
-        sa.select(_ALLOC.c.resource_provider_id, *_holes(1),
-                  _ALLOC.c.resource_class_id, _sum_used())
-        .select_from(_ALLOC.join(
-            _RP, _RP.c.id == _ALLOC.c.resource_provider_id))
-        .where(_in(dialect, _RP.c.root_provider_id, 'roots'))
-        .where(_not_in(dialect, _ALLOC.c.resource_class_id, 'rcs'))
-        .group_by(_ALLOC.c.resource_provider_id,
-                  _ALLOC.c.resource_class_id))
-    return inventory, usage
-
-
-@functools.lru_cache(maxsize=16)
-def _trees_statement(dialect, with_aggregates, with_others):
-    """Every provider of the trees ``:roots`` with its traits (kind 0):
-    one row per (provider, trait), and one with a NULL name for a
-    provider without any. With ``with_aggregates``, also the members of
-    the aggregates ``:aggs`` (kind 1), read by aggregate through its
-    index (restricting them to the trees made that part several times
-    slower than the few rows it saves). With ``with_others``, the
-    inventories of the other classes than ``:rcs`` of these providers
-    and their usage (kinds 2 and 3, see ``_other_inventories``), which
-    only the provider summaries show.
-
-    SELECT 0, rp.id, rp.uuid, rp.parent_provider_id, rp.root_provider_id,
-           t.name
-    FROM resource_providers AS rp
-    LEFT JOIN resource_provider_traits AS rpt
-      ON rpt.resource_provider_id = rp.id
-    LEFT JOIN traits AS t ON t.id = rpt.trait_id
-    WHERE rp.root_provider_id IN (:roots)
-    UNION ALL
-    SELECT 1, rpa.resource_provider_id, agg.uuid, NULL, NULL, NULL
-    FROM resource_provider_aggregates AS rpa
-    JOIN placement_aggregates AS agg ON agg.id = rpa.aggregate_id
-    WHERE agg.uuid IN (:aggs)
-    UNION ALL
-    SELECT 2, inv.resource_provider_id, rc.name, inv.resource_class_id,
-           inv.total, NULL, inv.reserved, inv.allocation_ratio
-    FROM inventories AS inv
-    JOIN resource_classes AS rc ON rc.id = inv.resource_class_id
-    JOIN resource_providers AS rp ON rp.id = inv.resource_provider_id
-    WHERE rp.root_provider_id IN (:roots)
-      AND inv.resource_class_id NOT IN (:rcs)
-    UNION ALL
-    SELECT 3, a.resource_provider_id, NULL, a.resource_class_id,
-           SUM(a.used), NULL...
-    FROM allocations AS a
-    JOIN resource_providers AS rp ON rp.id = a.resource_provider_id
-    WHERE rp.root_provider_id IN (:roots)
-      AND a.resource_class_id NOT IN (:rcs)
-    GROUP BY a.resource_provider_id, a.resource_class_id
-    """
-    trees = (
-        sa.select(_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id,
-                  _RP.c.root_provider_id, _TRAIT.c.name)
-        .select_from(
-            _RP.outerjoin(_RPT, _RPT.c.resource_provider_id == _RP.c.id)
-            .outerjoin(_TRAIT, _TRAIT.c.id == _RPT.c.trait_id))
-        .where(_in(dialect, _RP.c.root_provider_id, 'roots')))
-    parts = {0: trees}
-    if with_aggregates:
-        parts[1] = (
-            sa.select(_RPA.c.resource_provider_id, _AGG.c.uuid)
-            .select_from(_RPA.join(_AGG, _AGG.c.id == _RPA.c.aggregate_id))
-            .where(_in(dialect, _AGG.c.uuid, 'aggs')))
-    if with_others:
-        parts[2], parts[3] = _other_inventories(dialect)
-    return _tagged(dialect, parts)
 
 
 @functools.lru_cache(maxsize=16)
@@ -474,15 +394,18 @@ class Names:
     """What the first statement found: ``classes`` {name: id} of the
     classes that exist, ``traits`` the trait names that exist,
     ``sharing`` the ids of every sharing provider, ``roots`` {provider
-    uuid: root id} of the in_tree providers that exist."""
+    uuid: root id} of the in_tree providers that exist, ``stamp`` (epoch,
+    version, floor) of the trees (``topology``), (None, 0, 0) when the
+    database has no version row."""
 
-    __slots__ = ('classes', 'traits', 'sharing', 'roots')
+    __slots__ = ('classes', 'traits', 'sharing', 'roots', 'stamp')
 
     def __init__(self):
         self.classes = {}
         self.traits = set()
         self.sharing = set()
         self.roots = {}
+        self.stamp = (None, 0, 0)
 
 
 def _rows(context, build, *shape, **params):
@@ -544,6 +467,8 @@ def _read_names(rows):
             found.sharing.add(row[1])
         elif kind == 5:
             found.roots[row[-1]] = row[1]
+        elif kind == 6:
+            found.stamp = (row[-1], row[1], row[2])
     return found
 
 
@@ -620,60 +545,20 @@ def load(context, min_amounts, trait_names, in_trees=(), any_sharing=False,
     return snap
 
 
-def load_trees(context, snap, agg_uuids, others=False):
-    """Read the providers of the trees ``snap.roots`` with their traits,
-    and their memberships in the aggregates ``agg_uuids``; with
-    ``others``, also the inventories of the classes not requested, for
-    the provider summaries (``snap.others``)."""
-    providers, traits, aggregates = (snap.providers, snap.traits,
-                                     snap.aggregates)
-    params = {}
-    if agg_uuids:
-        params['aggs'] = sorted(agg_uuids)
-    if others:
-        params['rcs'] = sorted(snap.requested)
+def load_trees(context, snap):
+    """Complete ``snap`` with the providers of the trees ``snap.roots``,
+    their traits and aggregates, from the process' copy of the trees
+    (``topology``), at least as new as what ``load`` read. When none of
+    these providers has inventory of another class than those requested,
+    ``snap.others`` is set empty: the summaries need not read any."""
+    topo = topology.current(context, snap.names.stamp)
+    providers = snap.providers = topo.providers(snap.roots)
+    snap.traits = topo.traits
+    snap.aggregates = topo.aggregates
+    requested, classes = snap.requested, topo.classes
+    if all(classes.get(rp_id, requested) <= requested
+           for rp_id in providers):
         snap.others = {}
-    memberships, other_rows = [], []
-    for chunk in _chunks(snap.roots):
-        for row in _rows(context, _trees_statement, bool(agg_uuids),
-                         others, roots=chunk, **params):
-            kind = row[0]
-            if kind == 0:
-                rp_id, name = row[1], row[5]
-                if rp_id not in providers:
-                    providers[rp_id] = Provider(rp_id, row[2], row[3],
-                                                row[4])
-                if name is not None:
-                    found = traits.get(rp_id)
-                    if found is None:
-                        traits[rp_id] = {name}
-                    else:
-                        found.add(name)
-            elif kind == 1:
-                memberships.append((row[1], row[2]))
-            else:
-                other_rows.append(row)
-    for rp_id, uuid in memberships:
-        if rp_id in providers:
-            found = aggregates.get(rp_id)
-            if found is None:
-                aggregates[rp_id] = {uuid}
-            else:
-                found.add(uuid)
-    if other_rows:
-        _read_others(context, snap.others, other_rows)
-
-
-def _read_others(context, found, rows):
-    """Add to ``found`` {rp id: [(class name, capacity, used)]} the
-    inventories of kind 2 of ``_trees_statement``'s ``rows`` with the
-    usage of kind 3."""
-    ratio = _ratio(context)
-    used_by = {(row[1], row[3]): row[4] for row in rows if row[0] == 3}
-    for row in rows:
-        if row[0] == 2:
-            _add_summary_row(found, ratio, used_by, row[1], row[3], row[2],
-                             row[4], row[6], row[7])
 
 
 def _add_summary_row(found, ratio, used_by, rp_id, rc_id, name, total,
