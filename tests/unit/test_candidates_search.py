@@ -5,6 +5,9 @@ one-unit children; two small trees)."""
 import gc
 import itertools
 
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 import pytest
 
 from allocsvc.common import exception
@@ -212,3 +215,74 @@ def test_gc_paused_nests_and_restores():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+# -- lone providers: the flat path against the general search ------------
+
+_FLAT_TRAITS = ('T1', 'T2', 'T3')
+_FLAT_AGGS = ('A1', 'A2')
+
+
+@st.composite
+def _flat_worlds(draw):
+    """A Snapshot of 0-6 lone roots with inventories of classes 7 and 8
+    (some full, some with odd units), traits and aggregates."""
+    snap = loader.Snapshot()
+    for rp in range(1, draw(st.integers(0, 6)) + 1):
+        snap.providers[rp] = loader.Provider(rp, 'rp%d' % rp, None, rp)
+        for rc in draw(st.sets(st.sampled_from((7, 8)))):
+            total = draw(st.integers(1, 4))
+            snap.inventory[(rp, rc)] = loader.Inventory(
+                total, draw(st.integers(0, total)), draw(st.integers(1, 2)),
+                draw(st.integers(1, 4)), draw(st.integers(1, 2)))
+        traits = draw(st.sets(st.sampled_from(_FLAT_TRAITS)))
+        if traits:
+            snap.traits[rp] = traits
+        aggs = draw(st.sets(st.sampled_from(_FLAT_AGGS)))
+        if aggs:
+            snap.aggregates[rp] = aggs
+    return snap
+
+
+def _any_of(values):
+    return st.lists(st.frozensets(st.sampled_from(values), min_size=1),
+                    max_size=2)
+
+
+@given(snap=_flat_worlds(),
+       resources=st.dictionaries(st.sampled_from((7, 8)),
+                                 st.integers(1, 3), min_size=1),
+       required=_any_of(_FLAT_TRAITS),
+       forbidden=st.frozensets(st.sampled_from(_FLAT_TRAITS)),
+       member_of=_any_of(_FLAT_AGGS),
+       bad=st.frozensets(st.sampled_from(_FLAT_AGGS)),
+       in_tree=st.one_of(st.none(), st.integers(1, 7)),
+       root_required=st.frozensets(st.sampled_from(_FLAT_TRAITS)),
+       nested_aware=st.booleans())
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+def test_lone_providers_found_as_the_general_search_finds_them(
+        snap, resources, required, forbidden, member_of, bad, in_tree,
+        root_required, nested_aware):
+    group = search.Group('', resources, required, forbidden, member_of,
+                         bad, in_tree)
+    kwargs = dict(root_required=root_required, nested_aware=nested_aware)
+    names = {7: 'CUSTOM_X', 8: 'CUSTOM_Y'}
+    lone = search.Search(snap, [group], names, **kwargs)
+    assert lone._lone_group() is group
+    general = search.Search(snap, [group], names, **kwargs)
+    general._lone_group = lambda: None
+    assert ([(c.allocations, c.mappings) for c in lone.candidates()] ==
+            [(c.allocations, c.mappings) for c in general.candidates()])
+
+
+def test_trees_and_sharing_take_the_general_search():
+    snap = _snapshot(children=2)
+    group = search.Group('', {7: 1}, [], frozenset(), [], frozenset(), None)
+    assert _search(snap, [group])._lone_group() is None
+    flat = loader.Snapshot()
+    flat.providers[1] = loader.Provider(1, 'rp1', None, 1)
+    flat.inventory[(1, 7)] = loader.Inventory(1, 0, 1, 1, 1)
+    assert _search(flat, [group])._lone_group() is group
+    assert _search(flat, _groups(1))._lone_group() is None
+    flat.sharing_anchors = {1: {2}}
+    assert _search(flat, [group])._lone_group() is None

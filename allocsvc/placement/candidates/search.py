@@ -568,9 +568,67 @@ class Search:
                 i += 1
                 choices[i] = iter(slots[i].choices)
 
+    def _lone_group(self):
+        """The request's one group when every candidate is a single
+        provider: one unsuffixed group with resources, every tree read a
+        lone root, no sharing provider serving another tree. None when
+        the request or the trees are anything else."""
+        if len(self.groups) != 1:
+            return None
+        group = self.groups[0]
+        if group.suffix or not group.resources or self.snap.sharing_anchors:
+            return None
+        for rp_id, provider in self.snap.providers.items():
+            if provider.root_id != rp_id:
+                return None
+        return group
+
+    def _lone_candidates(self, group):
+        """The candidates of ``group`` (``_lone_group``), one provider
+        each: what the general search finds for such a request, in the
+        same order, checked provider by provider without planning slots
+        (most requests to a deployment of flat compute nodes)."""
+        snap = self.snap
+        inventory, traits, aggregates = (snap.inventory, snap.traits,
+                                         snap.aggregates)
+        wanted = sorted(group.resources.items())
+        named = [(self.class_names[rc_id], amount)
+                 for rc_id, amount in wanted]
+        required = list(group.required) + self.root_required
+        forbidden = group.forbidden | self.root_forbidden
+        member_of, bad = group.member_of, group.forbidden_aggs
+        empty = frozenset()
+        anchors = sorted(snap.providers)
+        if group.in_tree is not None:
+            anchors = [a for a in anchors if a == group.in_tree]
+        if self.randomize:
+            random.shuffle(anchors)
+        for rp_id in anchors:
+            for rc_id, amount in wanted:
+                inv = inventory.get((rp_id, rc_id))
+                if inv is None or not inv.fits(amount):
+                    break
+            else:
+                if not has_traits(traits.get(rp_id, empty), required,
+                                  forbidden):
+                    continue
+                if member_of or bad:
+                    aggs = aggregates.get(rp_id, empty)
+                    if not all(aggs & any_of for any_of in member_of):
+                        continue
+                    if aggs & bad:
+                        continue
+                rp_uuid = self.uuids[rp_id]
+                yield Candidate({rp_uuid: {'resources': dict(named)}},
+                                {'': [rp_uuid]})
+
     def candidates(self):
         """Every candidate once, lazily, one anchor after the other in
         turn (shuffled when randomizing)."""
+        group = self._lone_group()
+        if group is not None:
+            yield from self._lone_candidates(group)
+            return
         plan, anchors = self._plan()
         if self.randomize:
             random.shuffle(anchors)
