@@ -66,4 +66,9 @@ def list_allocation_candidates(req):
             all_classes=want >= (1, 27))
         body = {'allocation_requests': _allocation_requests(req, result),
                 'provider_summaries': _provider_summaries(req, result)}
-        return util.json_response(req, body)
+        resp = util.json_response(req, body)
+        # Freed while the collector is still paused: it would otherwise
+        # walk every one of their containers once more, to find them
+        # alive, as soon as it starts again.
+        del result, body
+    return resp
