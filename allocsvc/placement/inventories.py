@@ -232,6 +232,7 @@ def _insert(context, rp, rc_id, inv, now):
 
 
 def _update(context, rp, rc_id, inv, now):
+    topology.changed(context, provider_ids=[rp.id])
     return context.session.execute(
         _INV.update()
         .where(_INV.c.resource_provider_id == rp.id,

@@ -1,10 +1,11 @@
 """The shape of the provider trees, versioned, and a per-process copy.
 
 Every allocation candidates request needs the providers of the trees
-that can serve it, with their parents, roots, traits and aggregates;
-reading them took a third of a request's time, for data that changes
-rarely (a provider created, moved or deleted, its traits, aggregates or
-set of inventory classes changed) compared with how often it is read.
+that can serve it, with their parents, roots, traits, aggregates and
+inventories; reading them took most of a request's time, for data that
+changes rarely (a provider created, moved or deleted, its traits,
+aggregates or inventories changed) compared with how often it is read.
+What changes with every claim, the usage, is still read per request.
 
 Writers: whatever changes the shape of a tree calls ``changed`` in its
 transaction. When that transaction commits, the one row of
@@ -23,6 +24,7 @@ new database or a copy older than the pruned history). Copies are never
 changed in place: a request keeps the one it started with.
 """
 
+import functools
 import threading
 
 from oslo_log import log as logging
@@ -31,6 +33,7 @@ import sqlalchemy as sa
 from sqlalchemy import orm
 
 from allocsvc.db import models
+from allocsvc.db import unions
 
 LOG = logging.getLogger(__name__)
 
@@ -121,31 +124,80 @@ class Provider:
         self.root_id = root_id
 
 
+class Stock:
+    """One inventory as the candidates search reads it: ``capacity``
+    ((total - reserved) * allocation_ratio) and the unit rules."""
+
+    __slots__ = ('capacity', 'min_unit', 'max_unit', 'step_size')
+
+    def __init__(self, capacity, min_unit, max_unit, step_size):
+        self.capacity = capacity
+        self.min_unit = min_unit
+        self.max_unit = max_unit
+        self.step_size = step_size
+
+
 class Topology:
     """The providers' trees at one version of one database.
 
     ``trees`` {root id: (Provider, ...)}; ``traits`` {rp id: frozenset of
     trait names}; ``aggregates`` {rp id: frozenset of aggregate uuids};
-    ``classes`` {rp id: frozenset of the class ids it has inventory of}.
-    Providers without traits, aggregates or inventory are absent from
-    those. Never changed once built."""
+    ``members`` {aggregate uuid: frozenset of rp ids};
+    ``inventories`` {rc id: {rp id: Stock}}; ``classes`` {rp id:
+    frozenset of the class ids it has inventory of}. Providers without
+    traits, aggregates or inventory are absent from those. Never changed
+    once built."""
 
     __slots__ = ('epoch', 'version', 'trees', 'traits', 'aggregates',
-                 'classes')
+                 'members', 'inventories', 'classes', '_providers')
 
-    def __init__(self, epoch, version, trees, traits, aggregates, classes):
+    def __init__(self, epoch, version, trees, traits, aggregates,
+                 inventories):
         self.epoch = epoch
         self.version = version
         self.trees = trees
         self.traits = traits
         self.aggregates = aggregates
-        self.classes = classes
+        self.inventories = inventories
+        members, classes = {}, {}
+        for rp_id, uuids in aggregates.items():
+            for uuid in uuids:
+                members.setdefault(uuid, set()).add(rp_id)
+        for rc_id, stocks in inventories.items():
+            for rp_id in stocks:
+                classes.setdefault(rp_id, set()).add(rc_id)
+        self.members = {u: frozenset(ids) for u, ids in members.items()}
+        self.classes = {rp: frozenset(ids) for rp, ids in classes.items()}
+        self._providers = None
+
+    def provider(self, rp_id):
+        """The Provider ``rp_id`` (KeyError if there is none)."""
+        found = self._providers
+        if found is None:
+            found = self._providers = {
+                provider.id: provider
+                for tree in self.trees.values() for provider in tree}
+        return found[rp_id]
 
     def providers(self, roots):
         """{rp id: Provider} of the trees ``roots``."""
         trees = self.trees
         return {provider.id: provider
                 for root in roots for provider in trees.get(root, ())}
+
+    def in_aggregates(self, uuids):
+        """The ids of the providers in one of the aggregates ``uuids`` or
+        whose root is."""
+        members = self.members
+        direct = set()
+        for uuid in uuids:
+            direct |= members.get(uuid, frozenset())
+        found = set(direct)
+        trees = self.trees
+        for rp_id in direct:
+            for provider in trees.get(rp_id, ()):
+                found.add(provider.id)
+        return found
 
 
 def _of_trees(column, incremental):
@@ -160,102 +212,109 @@ def _of_trees(column, incremental):
             .where(_CHANGES.c.version > sa.bindparam('since')))))
 
 
-_STATEMENTS = {}
+@functools.lru_cache(maxsize=8)
+def _refresh_statement(dialect, incremental):
+    """One round trip (``unions.tagged``), of the trees changed since
+    ``:since`` (incremental) or of every tree:
 
-
-def _refresh_statement(incremental):
-    """One round trip: kind 0 the stamp (version, epoch, floor); kind 1
-    the roots changed since ``:since`` (incremental only); kind 2 the
-    providers (id, uuid, parent, root), kind 3 their traits (id, name),
-    kind 4 their aggregates (id, uuid), kind 5 their inventory classes
-    (id, NULL, class id), of the trees changed since ``:since``
-    (incremental) or of every tree."""
-    found = _STATEMENTS.get(incremental)
-    if found is not None:
-        return found
-    null_int = sa.cast(sa.null(), sa.Integer)
-    null_text = sa.cast(sa.null(), sa.String(255))
-    parts = [
-        sa.select(sa.literal_column('0'),
-                  sa.cast(_TOPO.c.version, sa.BigInteger),
-                  sa.cast(_TOPO.c.epoch, sa.String(255)),
-                  sa.cast(_TOPO.c.floor, sa.BigInteger), null_int)
+    kind 0: the stamp: version, epoch, floor.
+    kind 1: the roots changed since ``:since`` (incremental only).
+    kind 2: the providers: id, uuid, parent id, root id.
+    kind 3: their traits: provider id, name.
+    kind 4: their aggregates: provider id, aggregate uuid.
+    kind 5: their inventories: provider id, NULL, class id, total,
+      reserved, allocation_ratio, min_unit, max_unit, step_size.
+    """
+    holes = unions.holes
+    parts = {
+        0: sa.select(_TOPO.c.version, _TOPO.c.epoch, _TOPO.c.floor)
         .where(_TOPO.c.id == 1),
-        sa.select(sa.literal_column('2'), sa.cast(_RP.c.id, sa.BigInteger),
-                  sa.cast(_RP.c.uuid, sa.String(255)),
-                  sa.cast(_RP.c.parent_provider_id, sa.BigInteger),
-                  _RP.c.root_provider_id)
+        2: sa.select(_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id,
+                     _RP.c.root_provider_id)
         .where(_of_trees(_RP.c.id, incremental)),
-        sa.select(sa.literal_column('3'),
-                  sa.cast(_RPT.c.resource_provider_id, sa.BigInteger),
-                  sa.cast(_TRAIT.c.name, sa.String(255)), null_int, null_int)
+        3: sa.select(_RPT.c.resource_provider_id, _TRAIT.c.name)
         .select_from(_RPT.join(_TRAIT, _TRAIT.c.id == _RPT.c.trait_id))
         .where(_of_trees(_RPT.c.resource_provider_id, incremental)),
-        sa.select(sa.literal_column('4'),
-                  sa.cast(_RPA.c.resource_provider_id, sa.BigInteger),
-                  sa.cast(_AGG.c.uuid, sa.String(255)), null_int, null_int)
+        4: sa.select(_RPA.c.resource_provider_id, _AGG.c.uuid)
         .select_from(_RPA.join(_AGG, _AGG.c.id == _RPA.c.aggregate_id))
         .where(_of_trees(_RPA.c.resource_provider_id, incremental)),
-        sa.select(sa.literal_column('5'),
-                  sa.cast(_INV.c.resource_provider_id, sa.BigInteger),
-                  null_text, sa.cast(_INV.c.resource_class_id, sa.BigInteger),
-                  null_int)
+        5: sa.select(_INV.c.resource_provider_id, *holes(1),
+                     _INV.c.resource_class_id, _INV.c.total,
+                     _INV.c.reserved, _INV.c.allocation_ratio,
+                     _INV.c.min_unit, _INV.c.max_unit, _INV.c.step_size)
         .where(_of_trees(_INV.c.resource_provider_id, incremental)),
-    ]
+    }
     if incremental:
-        parts.append(
-            sa.select(sa.literal_column('1'),
-                      sa.cast(_CHANGES.c.root_provider_id, sa.BigInteger),
-                      null_text, null_int, null_int)
-            .where(_CHANGES.c.version > sa.bindparam('since')).distinct())
-    found = _STATEMENTS[incremental] = sa.union_all(*parts)
-    return found
+        parts[1] = (sa.select(_CHANGES.c.root_provider_id)
+                    .where(_CHANGES.c.version > sa.bindparam('since'))
+                    .distinct())
+    return unions.tagged(dialect, parts)
 
 
-def _read(connection, base):
+def _read(connection, base, ratio=float):
     """The Topology of the database ``connection`` reads, from ``base``
-    (a Topology of the same epoch, None to read everything)."""
+    (a Topology of the same epoch, None to read everything);
+    ``ratio`` converts an allocation_ratio as the database gives it."""
     incremental = base is not None
     params = {'since': base.version} if incremental else {}
-    rows = connection.execute(_refresh_statement(incremental),
-                              params).all()
+    rows = connection.execute(
+        _refresh_statement(connection.dialect.name, incremental),
+        params).all()
     stamp = next((row for row in rows if row[0] == 0), None)
     if stamp is None:
         epoch, version, floor = None, 0, 0
     else:
-        _kind, version, epoch, floor, _ = stamp
+        version, epoch, floor = stamp[1], stamp[2], stamp[3]
     if incremental and (epoch != base.epoch or base.version < floor):
-        return _read(connection, None)
+        return _read(connection, None, ratio)
     if incremental:
-        gone = {row[1] for row in rows if row[0] == 1}
         trees = dict(base.trees)
         traits = dict(base.traits)
         aggregates = dict(base.aggregates)
-        classes = dict(base.classes)
-        for root in gone:
-            for provider in trees.pop(root, ()):
-                traits.pop(provider.id, None)
-                aggregates.pop(provider.id, None)
-                classes.pop(provider.id, None)
+        inventories = dict(base.inventories)
+        left = set()
+        for row in rows:
+            if row[0] == 1:
+                for provider in trees.pop(row[1], ()):
+                    traits.pop(provider.id, None)
+                    aggregates.pop(provider.id, None)
+                    left.add(provider.id)
+        for rc_id, stocks in inventories.items():
+            if not left.isdisjoint(stocks):
+                inventories[rc_id] = {rp_id: stock
+                                      for rp_id, stock in stocks.items()
+                                      if rp_id not in left}
     else:
-        trees, traits, aggregates, classes = {}, {}, {}, {}
-    members = {}
-    for kind, a, b, c, d in rows:
+        trees, traits, aggregates, inventories = {}, {}, {}, {}
+    grown, copied = {}, set()
+    for row in rows:
+        kind = row[0]
         if kind == 2:
-            members.setdefault(d, []).append(Provider(a, b, c, d))
+            grown.setdefault(row[4], []).append(
+                Provider(row[1], row[2], row[3], row[4]))
         elif kind == 3:
-            traits.setdefault(a, set()).add(b)
+            traits.setdefault(row[1], set()).add(row[2])
         elif kind == 4:
-            aggregates.setdefault(a, set()).add(b)
+            aggregates.setdefault(row[1], set()).add(row[2])
         elif kind == 5:
-            classes.setdefault(a, set()).add(c)
-    for root, providers in members.items():
+            (_kind, rp_id, _hole, rc_id, total, reserved, allocation_ratio,
+             min_unit, max_unit, step_size) = row
+            stocks = inventories.get(rc_id)
+            if stocks is None:
+                stocks = inventories[rc_id] = {}
+                copied.add(rc_id)
+            elif rc_id not in copied:
+                stocks = inventories[rc_id] = dict(stocks)
+                copied.add(rc_id)
+            stocks[rp_id] = Stock((total - reserved) * ratio(allocation_ratio),
+                                  min_unit, max_unit, step_size)
+    for root, providers in grown.items():
         trees[root] = tuple(sorted(providers, key=lambda p: p.id))
-    for found in (traits, aggregates, classes):
+    for found in (traits, aggregates):
         for rp_id, value in found.items():
             if isinstance(value, set):
                 found[rp_id] = frozenset(value)
-    return Topology(epoch, version, trees, traits, aggregates, classes)
+    return Topology(epoch, version, trees, traits, aggregates, inventories)
 
 
 _copies = {}
@@ -264,15 +323,17 @@ _lock = threading.Lock()
 _MAX_COPIES = 4
 
 
-def current(context, stamp):
+def current(context, stamp, ratio=float):
     """The Topology of the database of the caller's transaction, at
     least as new as ``stamp`` (epoch, version, floor) when that was read
     in the same transaction. Without a stamp (no topology row), the
-    trees are read for this caller alone."""
+    trees are read for this caller alone. ``ratio`` converts an
+    allocation_ratio as the database gives it (the same function for
+    one database)."""
     epoch, version = stamp[0], stamp[1]
     connection = context.session.connection()
     if epoch is None:
-        return _read(connection, None)
+        return _read(connection, None, ratio)
     copy = _copies.get(epoch)
     if copy is not None and copy.version >= version:
         return copy
@@ -280,7 +341,7 @@ def current(context, stamp):
         copy = _copies.get(epoch)
         if copy is not None and copy.version >= version:
             return copy
-        fresh = _read(connection, copy)
+        fresh = _read(connection, copy, ratio)
         if fresh.epoch is not None:
             _copies.pop(fresh.epoch, None)
             while len(_copies) >= _MAX_COPIES:

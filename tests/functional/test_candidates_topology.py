@@ -19,7 +19,7 @@ from tests import conftest
 from tests.client import placement_request as _call
 
 AGG = 'a1f0c6de-7b2c-4e55-9a0f-3d2b1c0e9f11'
-CANDIDATES = '/allocation_candidates?resources=VCPU:1'
+CANDIDATES = '/allocation_candidates?'
 
 
 @pytest.fixture
@@ -58,7 +58,9 @@ def _set(app, rp, what, values):
 
 
 def _candidates(app, query=''):
-    return _ok(_call(app, 'GET', CANDIDATES + query, '1.39'))
+    if 'resources=' not in query:
+        query = '&resources=VCPU:1' + query
+    return _ok(_call(app, 'GET', CANDIDATES + query[1:], '1.39'))
 
 
 def _used(found):
@@ -110,6 +112,13 @@ def test_each_change_of_shape_is_seen(app):
               % root, '1.39'), 204)
     summaries = _candidates(app)['provider_summaries']
     assert set(summaries[root]['resources']) == {'VCPU'}
+
+    # A new total, reserved amount or ratio is seen by the next request.
+    assert root in _used(_candidates(app, '&resources=VCPU:3'))
+    _ok(_call(app, 'PUT', '/resource_providers/%s/inventories/VCPU' % root,
+              '1.39', {'resource_provider_generation':
+                       _generation(app, root), 'total': 4, 'reserved': 2}))
+    assert root not in _used(_candidates(app, '&resources=VCPU:3'))
 
     # A deleted provider leaves its tree.
     grandchild = _provider(app, 'grandchild', parent=other)

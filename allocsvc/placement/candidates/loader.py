@@ -7,12 +7,12 @@ when every group with resources names aggregates, only those in -- or
 whose root is in -- one of them), the providers, traits and aggregate
 memberships of the trees that can offer every requested class (their
 own or shared with them), and which roots each sharing provider can
-serve. A request usually takes one round trip: ``load`` (the names of
-the request, the inventories of its classes with their usage, the
-version of the trees), then ``load_trees`` takes the trees worth reading
-from the process' copy of the trees (``topology``), which reads them
-only when they changed. The number of queries does not depend on the
-number of providers.
+serve. A request usually takes one round trip: ``load`` reads the names
+of the request, the usage of its classes and the version of the trees,
+and takes the inventories from the process' copy of the trees
+(``topology``), which reads them again only where they changed;
+``load_trees`` takes the trees worth reading from the same copy. The
+number of queries does not depend on the number of providers.
 
 The statements are built once per shape and dialect and reused with
 bound parameters (lists are arrays on PostgreSQL, "expanding" IN lists
@@ -28,6 +28,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 
 from allocsvc.db import models
+from allocsvc.db import unions
 from allocsvc.placement import inventories
 from allocsvc.placement import names
 from allocsvc.placement import topology
@@ -79,8 +80,9 @@ class Snapshot:
     those and maybe other providers;
     ``sharing_anchors`` {sharing rp id: set of root ids it serves}.
 
-    What the first statement found: ``names`` (Names) and ``roots``, the
-    sorted ids of the roots of the trees worth reading.
+    What the first statement found: ``names`` (Names); the copy of the
+    trees it used, ``topology``; ``roots``, the sorted ids of the roots
+    of the trees worth reading.
 
     For the summaries: ``read`` {rp id: [(rc id, capacity, used)]}, every
     inventory of the ``requested`` classes (ids) read, room or not;
@@ -91,6 +93,7 @@ class Snapshot:
 
     def __init__(self):
         self.names = None
+        self.topology = None
         self.roots = []
         self.others = None
         self.inventory = {}
@@ -156,84 +159,23 @@ def _not_in(dialect, column, name):
     return column.not_in(sa.bindparam(name, expanding=True))
 
 
-def _tagged(dialect, parts):
-    """One UNION ALL of the selects of ``parts`` {kind: select}, each row
-    led by its kind and padded with NULLs to the widest select:
-    statements a request always needs together travel in one round
-    trip, which costs more than their rows here.
-
-    A column holds one type in every select, or NULL: MySQL would turn a
-    column mixing numbers and text into text, PostgreSQL refuses it. On
-    PostgreSQL the NULLs are cast to their column's type, which it would
-    otherwise take for text when the first selects have only NULLs
-    there."""
-    selects = [parts[kind] for kind in sorted(parts)]
-    width = max(len(select.selected_columns) for select in selects)
-    lanes = [list(select.selected_columns) +
-             [None] * (width - len(select.selected_columns))
-             for select in selects]
-    types = [next((row[i].type for row in lanes if row[i] is not None and
-                   not isinstance(row[i].type, sa.types.NullType)), None)
-             for i in range(width)]
-    unions = []
-    for kind, row in zip(sorted(parts), lanes):
-        columns = []
-        for i, column in enumerate(row):
-            if column is None or isinstance(column.type, sa.types.NullType):
-                column = sa.null()
-                if dialect == 'postgresql' and types[i] is not None:
-                    column = sa.cast(column, types[i])
-                column = column.label('pad%d' % i)
-            columns.append(column)
-        unions.append(parts[kind].with_only_columns(
-            sa.literal_column(str(kind)).label('kind'), *columns))
-    return sa.union_all(*unions)
-
-
-def _holes(count):
-    """NULL columns keeping the next one at its place (``_tagged``)."""
-    return [sa.null().label('hole%d' % i) for i in range(count)]
-
-
-def _members(dialect):
-    """Providers in one of the aggregates ``:member_aggs``."""
-    return (sa.select(_RPA.c.resource_provider_id)
-            .select_from(_RPA.join(_AGG, _AGG.c.id == _RPA.c.aggregate_id))
-            .where(_in(dialect, _AGG.c.uuid, 'member_aggs')))
-
-
 @functools.lru_cache(maxsize=8)
-def _capacity_statement(dialect, in_aggregates):
-    """Everything a request needs before it can tell which trees to
-    read, in one round trip:
+def _capacity_statement(dialect):
+    """Everything a request needs from the database before the search,
+    in one round trip (the inventories themselves come from the
+    process' copy of the trees, ``topology``):
 
-    kind 0: the inventories of the classes named ``:classes`` with their
-      provider's root; only those of providers in the aggregates
-      ``:member_aggs`` or whose root is, when ``in_aggregates``. Room is
-      checked in Python: joined here, usage, the aggregate filter and
-      per-class conditions made this the slowest statement of a
-      request, mostly in planning.
-    kind 1: what is allocated of those classes, per provider.
+    kind 1: what is allocated of the classes named ``:classes``, per
+      provider.
     kind 2, 3: the ids of the classes ``:classes`` and the traits among
       ``:traits`` that exist (the name last).
     kind 4: every sharing provider.
     kind 5: the roots of the providers ``:in_trees`` (the uuid last).
-    kind 6: the version of the trees (``topology``): version, floor,
-      epoch last.
+    kind 6: the version of the trees: version, floor, epoch last.
 
-    SELECT 0, inv.resource_provider_id, rp.root_provider_id,
-           inv.resource_class_id, inv.total, inv.reserved,
-           inv.allocation_ratio, inv.min_unit, inv.max_unit,
-           inv.step_size, NULL
-    FROM inventories AS inv
-    JOIN resource_providers AS rp ON rp.id = inv.resource_provider_id
-    WHERE inv.resource_class_id IN (
-        SELECT id FROM resource_classes WHERE name IN (:classes))
-     [AND (inv.resource_provider_id IN (<members>)
-           OR rp.root_provider_id IN (<members>))]
-    UNION ALL
     SELECT 1, resource_provider_id, resource_class_id, SUM(used), NULL...
-    FROM allocations WHERE resource_class_id IN (<the same classes>)
+    FROM allocations WHERE resource_class_id IN (
+        SELECT id FROM resource_classes WHERE name IN (:classes))
     GROUP BY resource_provider_id, resource_class_id
     UNION ALL
     SELECT 2, id, NULL..., name FROM resource_classes
@@ -252,39 +194,29 @@ def _capacity_statement(dialect, in_aggregates):
     SELECT 6, version, floor, NULL..., epoch FROM placement_topology
     WHERE id = 1
     """
+    holes = unions.holes
     classes = sa.select(_RC.c.id).where(_in(dialect, _RC.c.name, 'classes'))
-    inventory = (
-        sa.select(_INV.c.resource_provider_id, _RP.c.root_provider_id,
-                  _INV.c.resource_class_id, _INV.c.total, _INV.c.reserved,
-                  _INV.c.allocation_ratio, _INV.c.min_unit, _INV.c.max_unit,
-                  _INV.c.step_size)
-        .select_from(_INV.join(_RP, _RP.c.id == _INV.c.resource_provider_id))
-        .where(_INV.c.resource_class_id.in_(classes)))
-    if in_aggregates:
-        inventory = inventory.where(sa.or_(
-            _INV.c.resource_provider_id.in_(_members(dialect)),
-            _RP.c.root_provider_id.in_(_members(dialect))))
     usage = (sa.select(_ALLOC.c.resource_provider_id,
                        _ALLOC.c.resource_class_id, _sum_used())
              .where(_ALLOC.c.resource_class_id.in_(classes))
              .group_by(_ALLOC.c.resource_provider_id,
                        _ALLOC.c.resource_class_id))
-    class_ids = (sa.select(_RC.c.id, *_holes(8), _RC.c.name)
+    class_ids = (sa.select(_RC.c.id, *holes(3), _RC.c.name)
                  .where(_in(dialect, _RC.c.name, 'classes')))
-    trait_ids = (sa.select(_TRAIT.c.id, *_holes(8), _TRAIT.c.name)
+    trait_ids = (sa.select(_TRAIT.c.id, *holes(3), _TRAIT.c.name)
                  .where(_in(dialect, _TRAIT.c.name, 'traits')))
     sharing = (sa.select(_RPT.c.resource_provider_id)
                .select_from(_RPT.join(_TRAIT,
                                       _TRAIT.c.id == _RPT.c.trait_id))
                .where(_TRAIT.c.name == SHARING_TRAIT))
-    tree_roots = (sa.select(_RP.c.root_provider_id, *_holes(8), _RP.c.uuid)
+    tree_roots = (sa.select(_RP.c.root_provider_id, *holes(3), _RP.c.uuid)
                   .where(_in(dialect, _RP.c.uuid, 'in_trees')))
-    stamp = (sa.select(_TOPO.c.version, _TOPO.c.floor, *_holes(7),
+    stamp = (sa.select(_TOPO.c.version, _TOPO.c.floor, *holes(2),
                        _TOPO.c.epoch)
              .where(_TOPO.c.id == 1))
-    return _tagged(dialect, dict(enumerate([
-        inventory, usage, class_ids, trait_ids, sharing, tree_roots,
-        stamp])))
+    return unions.tagged(dialect, {
+        1: usage, 2: class_ids, 3: trait_ids, 4: sharing, 5: tree_roots,
+        6: stamp})
 
 
 def _sum_used():
@@ -385,7 +317,7 @@ def _summary_statement(dialect, classes):
             _not_in(dialect, _INV.c.resource_class_id, 'rc_ids'))
         usage = usage.where(
             _not_in(dialect, _ALLOC.c.resource_class_id, 'rc_ids'))
-    return _tagged(dialect, {0: inventory, 1: usage})
+    return unions.tagged(dialect, {0: inventory, 1: usage})
 
 
 # -- loading ------------------------------------------------------------
@@ -488,41 +420,53 @@ def load(context, min_amounts, trait_names, in_trees=(), any_sharing=False,
     params = {'classes': names.plausible(min_amounts),
               'traits': names.plausible(trait_names),
               'in_trees': sorted(in_trees)}
-    if member_aggs:
-        params['member_aggs'] = sorted(member_aggs)
-    rows = _rows(context, _capacity_statement, bool(member_aggs), **params)
+    rows = _rows(context, _capacity_statement, **params)
     snap.names = _read_names(rows)
     least_of = {rc_id: min_amounts[name]
                 for name, rc_id in snap.names.classes.items()}
     sharing_ids = snap.names.sharing
-    # The usage rows first: the inventories are checked against them.
     usage = {(row[1], row[2]): row[3] for row in rows if row[0] == 1}
-    ratio = _ratio(context)
+    topo = snap.topology = topology.current(
+        context, snap.names.stamp, inventories.stored_ratio(context))
+    eligible = topo.in_aggregates(member_aggs) if member_aggs else None
     inventory, read = snap.inventory, snap.read
     snap.requested = frozenset(least_of)
     snap.member_aggs = member_aggs
     classes_of, shared_classes = {}, {}
-    for (kind, rp_id, root_id, rc_id, total, reserved, allocation_ratio,
-         min_unit, max_unit, step_size, _name) in rows:
-        if kind:
-            continue
-        least = least_of[rc_id]
-        capacity = (total - reserved) * ratio(allocation_ratio)
-        used = usage.get((rp_id, rc_id), 0)
-        found = read.get(rp_id)
-        if found is None:
-            read[rp_id] = [(rc_id, capacity, used)]
+    provider = topo.provider
+    for rc_id, least in least_of.items():
+        stocks = topo.inventories.get(rc_id, {})
+        if eligible is None:
+            found = stocks.items()
+        elif len(eligible) < len(stocks):
+            found = [(rp_id, stocks[rp_id]) for rp_id in eligible
+                     if rp_id in stocks]
         else:
-            found.append((rc_id, capacity, used))
-        # Without room for the smallest amount asked of its class, an
-        # inventory can serve no group.
-        if max_unit < least or used + least > capacity:
-            continue
-        inventory[(rp_id, rc_id)] = Inventory(
-            capacity, used, min_unit, max_unit, step_size)
-        classes_of.setdefault(root_id, set()).add(rc_id)
-        if rp_id in sharing_ids:
-            shared_classes.setdefault(rp_id, set()).add(rc_id)
+            found = [(rp_id, stock) for rp_id, stock in stocks.items()
+                     if rp_id in eligible]
+        for rp_id, stock in found:
+            capacity = stock.capacity
+            used = usage.get((rp_id, rc_id), 0)
+            entries = read.get(rp_id)
+            if entries is None:
+                read[rp_id] = [(rc_id, capacity, used)]
+            else:
+                entries.append((rc_id, capacity, used))
+            # Without room for the smallest amount asked of its class,
+            # an inventory can serve no group.
+            if stock.max_unit < least or used + least > capacity:
+                continue
+            inventory[(rp_id, rc_id)] = Inventory(
+                capacity, used, stock.min_unit, stock.max_unit,
+                stock.step_size)
+            root_id = provider(rp_id).root_id
+            root_classes = classes_of.get(root_id)
+            if root_classes is None:
+                classes_of[root_id] = {rc_id}
+            else:
+                root_classes.add(rc_id)
+            if rp_id in sharing_ids:
+                shared_classes.setdefault(rp_id, set()).add(rc_id)
     sharing = {}
     if inventory and (any_sharing or shared_classes):
         # The anchors of sharing providers, read only when one can
@@ -547,11 +491,11 @@ def load(context, min_amounts, trait_names, in_trees=(), any_sharing=False,
 
 def load_trees(context, snap):
     """Complete ``snap`` with the providers of the trees ``snap.roots``,
-    their traits and aggregates, from the process' copy of the trees
-    (``topology``), at least as new as what ``load`` read. When none of
+    their traits and aggregates, from the copy of the trees ``load``
+    used. When none of
     these providers has inventory of another class than those requested,
     ``snap.others`` is set empty: the summaries need not read any."""
-    topo = topology.current(context, snap.names.stamp)
+    topo = snap.topology
     providers = snap.providers = topo.providers(snap.roots)
     snap.traits = topo.traits
     snap.aggregates = topo.aggregates
