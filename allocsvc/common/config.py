@@ -19,6 +19,12 @@ from oslo_policy import opts as policy_opts
 
 DEFAULT_SQLITE_CONNECTION = 'sqlite:///allocsvc.sqlite'
 
+# oslo.db keeps 5 idle connections by default and closes every other one
+# as soon as it is given back. A conductor runs ``workers_pool_size`` (16)
+# allocations at once, besides its RPC and periodic threads, so with 5 it
+# opened and closed a database connection for most of its transactions.
+DEFAULT_MAX_POOL_SIZE = 20
+
 # Options that oslo.messaging reads in every RPC call and cast but
 # registers on the global cfg.CONF only, and leaves out of its list_opts:
 # (module, attribute, group), imported as oslo.messaging's own conf
@@ -204,6 +210,8 @@ def register_opts(conf):
 def set_lib_defaults():
     """Defaults allocsvc wants for options owned by libraries."""
     messaging_transport.set_transport_defaults(CONTROL_EXCHANGE)
+    cfg.set_defaults(db_options.database_opts,
+                     max_pool_size=DEFAULT_MAX_POOL_SIZE)
     cors.set_defaults(
         allow_headers=['X-Auth-Token', 'X-Openstack-Request-Id',
                        'OpenStack-API-Version', 'Content-Type'],
