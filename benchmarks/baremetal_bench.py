@@ -124,10 +124,11 @@ def start_embedded(workdir):
 def start_distributed(workdir, args):
     db = servers.Database(args.db, workdir, 'baremetal')
     exchange = 'bench_%s' % uuid.uuid4().hex[:8]
+    # The database pool keeps its default (20 connections): enough for
+    # the API's threads and for a conductor's 16 workers.
     common = ('[DEFAULT]\ndebug = False\ntransport_url = %s\n'
               'control_exchange = %s\n[database]\nconnection = %s\n'
-              'max_pool_size = %d\n' % (RABBIT, exchange, db.url,
-                                        args.threads + 4))
+              % (RABBIT, exchange, db.url))
     api_conf = workdir / 'api.conf'
     api_conf.write_text(common + '[api]\nauth_strategy = noauth\n')
     subprocess.run([_bin('allocsvc-dbsync'), '--config-file', str(api_conf),
@@ -213,7 +214,8 @@ def main(argv=None):
             else:
                 url, procs, db = start_distributed(workdir, args)
             log('%s: %d nodes, clients %s' % (url, nodes, args.clients))
-            res = baremetal.run(baremetal.Client(url), nodes, args.clients)
+            res = baremetal.run(baremetal.Client(url), nodes, args.clients,
+                                log=log)
             results.append(res)
             for run in res['runs']:
                 failures.extend(run['error_samples'])

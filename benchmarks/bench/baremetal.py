@@ -330,16 +330,21 @@ def single(client, classes, reps=20):
             'seen_p50_ms': _ms(seen, 50), 'seen_p95_ms': _ms(seen, 95)}
 
 
-def run(client, nodes, clients_list, class_count=3):
-    """One node count: enrol, time single allocations, then each K."""
+def run(client, nodes, clients_list, class_count=3, log=lambda msg: None):
+    """One node count: enrol, time single allocations, then each K
+    (``log`` hears when each phase starts)."""
     classes = resource_classes(class_count)
+    log('enrolling %d nodes' % nodes)
     out = {'nodes': nodes, 'classes': class_count,
            'setup_s': enrol(client, nodes, classes)}
+    log('single allocations')
     out['single'] = single(client, classes)
     out['runs'] = []
     for clients in clients_list:
         release_all(client)
+        log('%d clients allocating' % clients)
         result, elapsed = run_clients(client, clients, classes)
+        log('%d clients done in %.1f s' % (clients, elapsed))
         verdict = check(client, nodes)
         out['runs'].append({
             'clients': clients, 'elapsed_s': elapsed,
