@@ -12,6 +12,7 @@ import os
 
 from allocsvc.api import app
 from allocsvc.common import config
+from allocsvc.common import startup
 from allocsvc.conductor import rpcapi
 
 
@@ -20,4 +21,6 @@ def init_application():
                                  '/etc/allocsvc/allocsvc.conf')
     files = [config_file] if os.path.exists(config_file) else []
     conf = config.prepare([], default_config_files=files)
-    return app.setup_app(conf, rpcapi=rpcapi.ConductorAPI(conf))
+    application = app.setup_app(conf, rpcapi=rpcapi.ConductorAPI(conf))
+    startup.freeze_startup_objects()
+    return application

@@ -14,6 +14,7 @@ from oslo_log import log as logging
 from oslo_service import service
 
 from allocsvc.common import config
+from allocsvc.common import startup
 from allocsvc.conductor import service as conductor_service
 from allocsvc.db import api as db_api
 from allocsvc.db import migration
@@ -28,6 +29,7 @@ def main(argv=None):
         LOG.error('The database schema is not up to date: run '
                   '"allocsvc-dbsync --config-file ... upgrade" first.')
         return 1
+    startup.freeze_startup_objects()
     # One process: the service runs in this one (no_fork) rather than in
     # a child the launcher would fork and supervise, so that the process
     # a supervisor starts, signals or kills is the conductor itself.

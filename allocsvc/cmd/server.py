@@ -10,6 +10,8 @@ from wsgiref import simple_server
 
 from oslo_log import log as logging
 
+from allocsvc.common import startup
+
 LOG = logging.getLogger(__name__)
 
 
@@ -37,6 +39,7 @@ def make_server(host, port, app):
 
 def serve_forever(servers):
     """Serve every server until SIGINT or SIGTERM; returns an exit code."""
+    startup.freeze_startup_objects()
     stop = threading.Event()
     threads = [threading.Thread(target=s.serve_forever, daemon=True)
                for s in servers]
