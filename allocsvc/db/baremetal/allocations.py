@@ -1,6 +1,9 @@
 """Bare-metal allocations: CRUD, the binding to a node, and take-over.
 
-Plain SQLAlchemy Core; each public function is one transaction.
+Plain SQLAlchemy Core; each public function is one transaction. The
+statements of the hot paths (the API's reads, the conductors' writes)
+are built once, with bound parameters, and reused: building and
+hashing a statement anew cost more CPU than running it.
 
 Ownership: ``conductor_affinity`` names the conductor handling an
 allocation. Every conductor write (``update``, ``transition``, ``bind``)
@@ -15,6 +18,7 @@ condition that the state is still the one they computed it from.
 """
 
 import datetime
+import functools
 
 from oslo_db import exception as db_exc
 from oslo_utils import timeutils
@@ -63,39 +67,45 @@ def _select():
         .select_from(_ALLOC.outerjoin(_NODE, _ALLOC.c.node_id == _NODE.c.id))
 
 
-def _one(context, where, ident):
-    row = context.session.execute(_select().where(where)).first()
+@functools.lru_cache(maxsize=None)
+def _select_by(column):
+    """The allocation whose ``column`` is ``:ident``."""
+    return _select().where(_ALLOC.c[column] == sa.bindparam('ident'))
+
+
+def _one(context, column, ident):
+    row = context.session.execute(_select_by(column),
+                                  {'ident': ident}).first()
     if row is None:
         raise exception.AllocationNotFound(ident)
     return Allocation(row)
 
 
 def get_in_transaction(context, allocation_id):
-    return _one(context, _ALLOC.c.id == allocation_id, allocation_id)
+    return _one(context, 'id', allocation_id)
 
 
 @db_api.reader
 def get_by_id(context, allocation_id):
-    return _one(context, _ALLOC.c.id == allocation_id, allocation_id)
+    return _one(context, 'id', allocation_id)
 
 
 @db_api.reader
 def get_by_uuid(context, uuid):
-    return _one(context, _ALLOC.c.uuid == uuid, uuid)
+    return _one(context, 'uuid', uuid)
 
 
 @db_api.reader
 def get_by_name(context, name):
-    return _one(context, _ALLOC.c.name == name, name)
+    return _one(context, 'name', name)
 
 
 @db_api.reader
 def get(context, ident):
     """The allocation whose UUID (if ``ident`` looks like one) or name is
     ``ident``."""
-    column = (_ALLOC.c.uuid if uuidutils.is_uuid_like(ident)
-              else _ALLOC.c.name)
-    return _one(context, column == ident, ident)
+    return _one(context, 'uuid' if uuidutils.is_uuid_like(ident) else 'name',
+                ident)
 
 
 @db_api.reader
@@ -202,6 +212,20 @@ def update_allocation(context, allocation_id, values, conductor_id=ANY):
     return get_in_transaction(context, allocation_id)
 
 
+@functools.lru_cache(maxsize=None)
+def _transition_statement(owned):
+    # UPDATE baremetal_allocations SET state = :state, <values>
+    # WHERE id = :where_id AND state = :where_state
+    #   [AND conductor_affinity = :where_owner]
+    # (the SET clause is made of the parameters named like columns)
+    where = [_ALLOC.c.id == sa.bindparam('where_id'),
+             _ALLOC.c.state == sa.bindparam('where_state')]
+    if owned:
+        where.append(_ALLOC.c.conductor_affinity ==
+                     sa.bindparam('where_owner'))
+    return _ALLOC.update().where(*where)
+
+
 def _transition(context, allocation_id, event, conductor_id, values,
                 from_state=None):
     """Apply machine ``event`` to the allocation's state, read here, or
@@ -210,13 +234,12 @@ def _transition(context, allocation_id, event, conductor_id, values,
     if from_state is None:
         from_state = get_in_transaction(context, allocation_id).state
     new_state = states.allocation_next_state(from_state, event)
-    # UPDATE baremetal_allocations SET state = :new, ...
-    # WHERE id = :id AND state = :current [AND conductor_affinity = :me]
-    result = context.session.execute(
-        _ALLOC.update()
-        .where(_ALLOC.c.state == from_state,
-               *_owned(allocation_id, conductor_id))
-        .values(state=new_state, updated_at=timeutils.utcnow(), **values))
+    owned = conductor_id is not ANY
+    params = dict(values, state=new_state, updated_at=timeutils.utcnow(),
+                  where_id=allocation_id, where_state=from_state)
+    if owned:
+        params['where_owner'] = conductor_id
+    result = context.session.execute(_transition_statement(owned), params)
     if result.rowcount != 1:
         raise _missed(context, allocation_id, conductor_id)
 
@@ -273,6 +296,30 @@ def bind_locked(context, allocation, node, conductor_id, host):
                  release=True)
 
 
+@functools.lru_cache(maxsize=None)
+def _bind_node_statement(backfill, locked):
+    # UPDATE nodes SET instance_uuid = :instance_uuid, allocation_id = ...,
+    #   instance_info = ..., updated_at = ... [, reservation = NULL]
+    # WHERE id = :where_id AND allocation_id IS NULL AND NOT maintenance
+    #   AND provision_state = 'available' (backfill: 'active')
+    #   AND instance_uuid IS NULL
+    #       (backfill: OR instance_uuid = :where_instance)
+    #   [AND reservation = :where_holder]
+    where = [_NODE.c.id == sa.bindparam('where_id'),
+             _NODE.c.allocation_id.is_(None),
+             _NODE.c.maintenance == sa.false(),
+             _NODE.c.provision_state == (states.ACTIVE if backfill
+                                         else states.AVAILABLE)]
+    free = _NODE.c.instance_uuid.is_(None)
+    if backfill:
+        free = sa.or_(free, _NODE.c.instance_uuid ==
+                      sa.bindparam('where_instance'))
+    where.append(free)
+    if locked:
+        where.append(_NODE.c.reservation == sa.bindparam('where_holder'))
+    return _NODE.update().where(*where)
+
+
 def _bind(context, allocation_id, node_id, conductor_id, locked_by,
           backfill, allocation=None, node=None, release=False):
     from_state = None
@@ -292,31 +339,18 @@ def _bind(context, allocation_id, node_id, conductor_id, locked_by,
         raise exception.NodeAssociated(node.uuid, node.instance_uuid)
     instance_info = dict(node.instance_info or {},
                          traits=list(allocation.traits))
-    wanted = states.ACTIVE if backfill else states.AVAILABLE
-    # UPDATE nodes SET instance_uuid = :alloc_uuid, allocation_id = :alloc,
-    #   instance_info = :info, updated_at = :now
-    # WHERE id = :node AND allocation_id IS NULL AND NOT maintenance
-    #   AND provision_state = :wanted
-    #   AND instance_uuid IS NULL  (backfill: OR instance_uuid = :alloc_uuid)
-    #   [AND reservation = :locked_by]
-    where = [_NODE.c.id == node_id, _NODE.c.allocation_id.is_(None),
-             _NODE.c.maintenance == sa.false(),
-             _NODE.c.provision_state == wanted]
-    if backfill:
-        where.append(sa.or_(_NODE.c.instance_uuid.is_(None),
-                            _NODE.c.instance_uuid == allocation.uuid))
-    else:
-        where.append(_NODE.c.instance_uuid.is_(None))
-    if locked_by is not None:
-        where.append(_NODE.c.reservation == locked_by)
-    values = {'instance_uuid': allocation.uuid,
+    params = {'instance_uuid': allocation.uuid,
               'allocation_id': allocation_id, 'instance_info': instance_info,
-              'updated_at': timeutils.utcnow()}
+              'updated_at': timeutils.utcnow(), 'where_id': node_id}
+    if backfill:
+        params['where_instance'] = allocation.uuid
+    if locked_by is not None:
+        params['where_holder'] = locked_by
     if release:
-        values['reservation'] = None
+        params['reservation'] = None
     try:
         result = context.session.execute(
-            _NODE.update().where(*where).values(**values))
+            _bind_node_statement(backfill, locked_by is not None), params)
     except db_exc.DBDuplicateEntry:
         raise exception.InstanceAssociated(allocation.uuid, node.uuid)
     if result.rowcount != 1:

@@ -5,6 +5,8 @@ included (upstream loads every node of the class with its traits and
 filters in Python, so each allocation costs O(nodes)).
 """
 
+import functools
+
 import sqlalchemy as sa
 
 from allocsvc.common import states
@@ -26,40 +28,65 @@ class Candidate:
         self.name = row.name
 
 
-def _query(resource_class, traits, candidate_uuids, owner):
-    # SELECT nodes.id, nodes.uuid, nodes.name FROM nodes
-    # WHERE nodes.resource_class = :rc
-    #   AND nodes.provision_state = 'available'
-    #   AND nodes.maintenance = false
-    #   AND nodes.power_state IS NOT NULL
-    #   AND nodes.instance_uuid IS NULL AND nodes.allocation_id IS NULL
-    #   [AND nodes.uuid IN (:candidates)]
-    #   [AND (nodes.owner = :owner OR nodes.lessee = :owner)]
-    #   [AND nodes.id IN (SELECT node_traits.node_id FROM node_traits
-    #                     WHERE node_traits.trait IN (:traits)
-    #                     GROUP BY node_traits.node_id
-    #                     HAVING count(DISTINCT node_traits.trait) = :n)]
+@functools.lru_cache(maxsize=None)
+def _statement(with_candidates, with_owner, with_traits, first_only=False):
+    """The candidate query of one shape, built once (every allocation
+    runs it): the values are bound at execution (``_query``).
+
+    SELECT nodes.id, nodes.uuid, nodes.name FROM nodes
+    WHERE nodes.resource_class = :rc
+      AND nodes.provision_state = 'available'
+      AND nodes.maintenance = false
+      AND nodes.power_state IS NOT NULL
+      AND nodes.instance_uuid IS NULL AND nodes.allocation_id IS NULL
+      [AND nodes.uuid IN (:candidates)]
+      [AND (nodes.owner = :owner OR nodes.lessee = :owner)]
+      [AND nodes.id IN (SELECT node_traits.node_id FROM node_traits
+                        WHERE node_traits.trait IN (:traits)
+                        GROUP BY node_traits.node_id
+                        HAVING count(DISTINCT node_traits.trait) = :n)]
+    ORDER BY nodes.id [LIMIT 1]
+    """
     query = sa.select(_NODE.c.id, _NODE.c.uuid, _NODE.c.name).where(
-        _NODE.c.resource_class == resource_class,
+        _NODE.c.resource_class == sa.bindparam('resource_class'),
         _NODE.c.provision_state == states.AVAILABLE,
         _NODE.c.maintenance == sa.false(),
         _NODE.c.power_state.is_not(None),
         _NODE.c.instance_uuid.is_(None),
         _NODE.c.allocation_id.is_(None))
-    if candidate_uuids:
-        query = query.where(_NODE.c.uuid.in_(list(candidate_uuids)))
-    if owner:
+    if with_candidates:
+        query = query.where(_NODE.c.uuid.in_(
+            sa.bindparam('candidates', expanding=True)))
+    if with_owner:
+        owner = sa.bindparam('owner')
         query = query.where(sa.or_(_NODE.c.owner == owner,
                                    _NODE.c.lessee == owner))
-    traits = set(traits or ())
-    if traits:
+    if with_traits:
+        traits = sa.bindparam('traits', expanding=True)
         having = sa.select(_TRAIT.c.node_id) \
-            .where(_TRAIT.c.trait.in_(sorted(traits))) \
+            .where(_TRAIT.c.trait.in_(traits)) \
             .group_by(_TRAIT.c.node_id) \
-            .having(sa.func.count(sa.distinct(_TRAIT.c.trait)) == len(traits))
+            .having(sa.func.count(sa.distinct(_TRAIT.c.trait)) ==
+                    sa.bindparam('trait_count'))
         query = query.where(_NODE.c.id.in_(having))
     # A stable order: the caller shuffles, and tests can compare.
-    return query.order_by(_NODE.c.id)
+    query = query.order_by(_NODE.c.id)
+    return query.limit(1) if first_only else query
+
+
+def _query(resource_class, traits, candidate_uuids, owner, first_only=False):
+    """``(statement, parameters)`` of the candidate query."""
+    traits = sorted(set(traits or ()))
+    params = {'resource_class': resource_class}
+    if candidate_uuids:
+        params['candidates'] = list(candidate_uuids)
+    if owner:
+        params['owner'] = owner
+    if traits:
+        params['traits'] = traits
+        params['trait_count'] = len(traits)
+    return _statement(bool(candidate_uuids), bool(owner), bool(traits),
+                      first_only), params
 
 
 @db_api.reader
@@ -73,8 +100,8 @@ def find_candidates(context, resource_class, traits=None,
     Nodes locked by a conductor are included: the lock is what the caller
     tries next, and a lock is usually short.
     """
-    query = _query(resource_class, traits, candidate_uuids, owner)
-    return [Candidate(row) for row in context.session.execute(query)]
+    query, params = _query(resource_class, traits, candidate_uuids, owner)
+    return [Candidate(row) for row in context.session.execute(query, params)]
 
 
 @db_api.reader
@@ -82,8 +109,9 @@ def explain_no_candidates(context, resource_class, traits=None,
                           candidate_uuids=None, owner=None):
     """Why ``find_candidates`` found nothing, in Ironic's words: either no
     node matches even without the traits, or the traits rule them out."""
-    query = _query(resource_class, None, candidate_uuids, owner).limit(1)
-    if context.session.execute(query).first() is None:
+    query, params = _query(resource_class, None, candidate_uuids, owner,
+                           first_only=True)
+    if context.session.execute(query, params).first() is None:
         if candidate_uuids:
             return ('none of the requested nodes are available and match '
                     'the resource class %s' % resource_class)

@@ -8,6 +8,7 @@ and SQLite.
 """
 
 import contextlib
+import functools
 import time
 
 from oslo_utils import timeutils
@@ -22,10 +23,29 @@ from allocsvc.db import models
 _NODE = models.nodes
 
 
+# Taking and giving back a lock are the conductors' most frequent
+# statements: each is built once, with bound parameters.
+_HOLDER = sa.select(_NODE.c.uuid, _NODE.c.reservation).where(
+    _NODE.c.id == sa.bindparam('where_id'))
+_RELEASE = _NODE.update().where(
+    _NODE.c.id == sa.bindparam('where_id'),
+    _NODE.c.reservation == sa.bindparam('where_holder'))
+
+
+@functools.lru_cache(maxsize=None)
+def _reserve_statement(only_free):
+    where = [_NODE.c.id == sa.bindparam('where_id'),
+             _NODE.c.reservation.is_(None)]
+    if only_free:
+        where += [_NODE.c.provision_state == states.AVAILABLE,
+                  _NODE.c.maintenance == sa.false(),
+                  _NODE.c.instance_uuid.is_(None),
+                  _NODE.c.allocation_id.is_(None)]
+    return _NODE.update().where(*where)
+
+
 def _holder(context, node_id):
-    row = context.session.execute(
-        sa.select(_NODE.c.uuid, _NODE.c.reservation)
-        .where(_NODE.c.id == node_id)).first()
+    row = context.session.execute(_HOLDER, {'where_id': node_id}).first()
     if row is None:
         raise exception.NodeNotFound(node_id)
     return row
@@ -50,14 +70,9 @@ def reserve(context, node_id, host, read=True, only_free=False):
     [AND provision_state = 'available' AND NOT maintenance
      AND instance_uuid IS NULL AND allocation_id IS NULL]
     """
-    where = [_NODE.c.id == node_id, _NODE.c.reservation.is_(None)]
-    if only_free:
-        where += [_NODE.c.provision_state == states.AVAILABLE,
-                  _NODE.c.maintenance == sa.false(),
-                  _NODE.c.instance_uuid.is_(None),
-                  _NODE.c.allocation_id.is_(None)]
     result = context.session.execute(
-        _NODE.update().where(*where).values(reservation=host))
+        _reserve_statement(only_free),
+        {'reservation': host, 'where_id': node_id})
     if result.rowcount != 1:
         row = _holder(context, node_id)
         if row.reservation is None:
@@ -83,9 +98,8 @@ def release_in_transaction(context, node_id, host):
     AND reservation = :host
     """
     result = context.session.execute(
-        _NODE.update()
-        .where(_NODE.c.id == node_id, _NODE.c.reservation == host)
-        .values(reservation=None))
+        _RELEASE, {'reservation': None, 'where_id': node_id,
+                   'where_holder': host})
     if result.rowcount != 1:
         row = _holder(context, node_id)
         raise exception.NodeNotLocked(row.uuid, host)

@@ -9,6 +9,8 @@ later state changes are computed by ``allocsvc.common.states`` and
 passed in by the caller.
 """
 
+import functools
+
 from oslo_db import exception as db_exc
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
@@ -72,19 +74,31 @@ def _select():
                                 _NODE.c.conductor_affinity == _COND.c.id))
 
 
+# The statements of single-node reads are built once and reused (see
+# ``allocsvc.db.baremetal.allocations``).
+_TRAITS_OF = sa.select(_TRAIT.c.node_id, _TRAIT.c.trait).where(
+    _TRAIT.c.node_id.in_(sa.bindparam('node_ids', expanding=True)))
+
+
+@functools.lru_cache(maxsize=None)
+def _select_by(column):
+    """The node whose ``column`` is ``:ident``."""
+    return _select().where(_NODE.c[column] == sa.bindparam('ident'))
+
+
 def _traits_of(context, node_ids):
     traits = {node_id: [] for node_id in node_ids}
     if node_ids:
-        rows = context.session.execute(
-            sa.select(_TRAIT.c.node_id, _TRAIT.c.trait)
-            .where(_TRAIT.c.node_id.in_(node_ids)))
+        rows = context.session.execute(_TRAITS_OF,
+                                       {'node_ids': list(node_ids)})
         for node_id, trait in rows:
             traits[node_id].append(trait)
     return traits
 
 
-def _one(context, where, ident):
-    row = context.session.execute(_select().where(where)).first()
+def _one(context, column, ident):
+    row = context.session.execute(_select_by(column),
+                                  {'ident': ident}).first()
     if row is None:
         raise exception.NodeNotFound(ident)
     return Node(row, _traits_of(context, [row.id])[row.id])
@@ -93,36 +107,35 @@ def _one(context, where, ident):
 def get_in_transaction(context, node_id):
     """Inside a caller's transaction: the node ``node_id``, or
     NodeNotFound."""
-    return _one(context, _NODE.c.id == node_id, node_id)
+    return _one(context, 'id', node_id)
 
 
 @db_api.reader
 def get_by_id(context, node_id):
-    return _one(context, _NODE.c.id == node_id, node_id)
+    return _one(context, 'id', node_id)
 
 
 @db_api.reader
 def get_by_uuid(context, uuid):
-    return _one(context, _NODE.c.uuid == uuid, uuid)
+    return _one(context, 'uuid', uuid)
 
 
 @db_api.reader
 def get_by_name(context, name):
-    return _one(context, _NODE.c.name == name, name)
+    return _one(context, 'name', name)
 
 
 @db_api.reader
 def get_by_instance_uuid(context, instance_uuid):
-    return _one(context, _NODE.c.instance_uuid == instance_uuid,
-                instance_uuid)
+    return _one(context, 'instance_uuid', instance_uuid)
 
 
 @db_api.reader
 def get(context, ident):
     """The node whose UUID (if ``ident`` looks like one) or name is
     ``ident``."""
-    column = _NODE.c.uuid if uuidutils.is_uuid_like(ident) else _NODE.c.name
-    return _one(context, column == ident, ident)
+    return _one(context, 'uuid' if uuidutils.is_uuid_like(ident) else 'name',
+                ident)
 
 
 def _filter(query, filters):
