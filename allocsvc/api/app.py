@@ -86,6 +86,27 @@ def _remember_pecan_signatures():
         module.getargspec = getargspec
 
 
+def _skip_known_controllers():
+    """Make Pecan look for custom path segments once per controller class.
+
+    On every step of every route, Pecan's ``_detect_custom_path_segments``
+    lists the attributes of the controller (``dir``), and then uses them
+    only if it has not seen the class before. The classes do not change
+    while the application runs: a class seen once is skipped.
+    """
+    detect = pecan_routing._detect_custom_path_segments
+    if getattr(detect, 'skips_known', False):
+        return
+    observed = getattr(pecan_routing, '__observed_controllers__')
+
+    def detect_once(obj):
+        if obj.__class__ not in observed:
+            detect(obj)
+
+    detect_once.skips_known = True
+    pecan_routing._detect_custom_path_segments = detect_once
+
+
 def baremetal_app(conf, enforcer=None, rpcapi=None):
     """The bare-metal API pipeline (``/`` and ``/v1``), inside out.
 
@@ -94,6 +115,7 @@ def baremetal_app(conf, enforcer=None, rpcapi=None):
     """
     enforcer = enforcer or policy.get_enforcer(conf)
     _remember_pecan_signatures()
+    _skip_known_controllers()
     # Routes the request through the controllers: the root document, /v1
     # and the resources under it (allocsvc.api.controllers).
     app = pecan.make_app(root.RootController(), force_canonical=False,
