@@ -141,6 +141,9 @@ def list_allocations(context, filters=None, limit=None, marker=None,
     return [Allocation(row) for row in context.session.execute(query)]
 
 
+_INSERT = _ALLOC.insert()
+
+
 def _duplicate(exc, values):
     if any('name' in c for c in exc.columns or []):
         return exception.AllocationDuplicateName(values.get('name'))
@@ -166,7 +169,8 @@ def _insert(context, values):
     values['state'] = states.ALLOCATION_INITIAL
     values['created_at'] = timeutils.utcnow()
     try:
-        result = context.session.execute(_ALLOC.insert().values(**values))
+        # The columns are those of the parameters.
+        result = context.session.execute(_INSERT, values)
     except db_exc.DBDuplicateEntry as exc:
         raise _duplicate(exc, values)
     return get_in_transaction(context, result.inserted_primary_key[0])
