@@ -86,7 +86,11 @@ def configure(conf):
     engine cannot change after the first transaction)."""
     if context_manager.is_started:
         return
-    context_manager.configure(sqlite_fk=True, **dict(conf.database.items()))
+    # thread_checkin makes every connection check-in sleep(0) so that
+    # eventlet's green threads take turns; allocsvc runs native threads,
+    # where it only gives the GIL away at the end of each transaction.
+    context_manager.configure(sqlite_fk=True, thread_checkin=False,
+                              **dict(conf.database.items()))
 
 
 def get_engine():
