@@ -164,8 +164,8 @@ def fmt(value):
 def table(results):
     header = ('nodes', 'K', 'allocs', 'allocs/s', 'active p50 ms',
               'active p95 ms', 'seen p95 ms', 'POST p50 ms',
-              'bound p50 ms', 'errors', 'exhausted', 'double', 'stuck',
-              'free left')
+              'bound p50 ms', 'GETs/POST', 'errors', 'exhausted', 'double',
+              'stuck', 'free left')
     lines = [header]
     for res in results:
         for run in res['runs']:
@@ -174,8 +174,9 @@ def table(results):
                           run['allocations_per_s'], run['active_p50_ms'],
                           run['active_p95_ms'], run['seen_p95_ms'],
                           run['post_p50_ms'], check.get('bound_p50_ms'),
-                          run['errors'], run['exhausted'],
-                          check['double_allocated'], check['stuck'],
+                          run['polls_per_post'], run['errors'],
+                          run['exhausted'], check['double_allocated'],
+                          check['stuck'],
                           check['nodes'] - check['allocated_nodes']))
     cells = [[fmt(v) for v in line] for line in lines]
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]

@@ -141,6 +141,7 @@ class _Result:
         self.active = []        # seconds from POST to active (server)
         self.seen = []          # seconds from POST to seen active
         self.post = []          # seconds of the POST itself
+        self.polls = []         # one item per GET of an allocation
         self.exhausted = 0      # error: nothing left for the request
         self.errors = []        # anything else that went wrong
         # (resource class, trait or None) found exhausted by a client:
@@ -181,11 +182,14 @@ def active_after(posted_at, allocation):
     return _epoch(stamp) - posted_at
 
 
-def _wait(client, ident, deadline_s):
-    """Poll until the allocation leaves ``allocating``."""
+def _wait(client, ident, deadline_s, polls=None):
+    """Poll until the allocation leaves ``allocating`` (counting the
+    GETs in ``polls``, a list, if given)."""
     delay, end = FIRST_POLL_S, time.perf_counter() + deadline_s
     while True:
         status, body = client.request('GET', '/v1/allocations/%s' % ident)
+        if polls is not None:
+            polls.append(1)
         if status != 200:
             return None, 'GET %s -> %s %s' % (ident, status, body)
         if body['state'] != 'allocating':
@@ -228,7 +232,8 @@ def run_clients(client, clients, classes, deadline_s=120):
                         result.errors.append('POST -> %s %s'
                                              % (status, str(created)[:300]))
                     return
-                final, problem = _wait(client, created['uuid'], deadline_s)
+                final, problem = _wait(client, created['uuid'], deadline_s,
+                                       result.polls)
                 done = time.perf_counter()
                 with result.lock:
                     result.post.append(posted - start)
@@ -357,6 +362,8 @@ def run(client, nodes, clients_list, class_count=3, log=lambda msg: None):
             'post_p50_ms': _ms(result.post, 50),
             'post_p95_ms': _ms(result.post, 95),
             'exhausted': result.exhausted,
+            'polls_per_post': len(result.polls) / max(
+                1, len(result.post)),
             'errors': len(result.errors),
             'error_samples': result.errors[:5],
             'check': verdict})
