@@ -260,7 +260,9 @@ def _reserve_one(context, allocation, candidate, host, conductor_id):
 @db_api.writer
 def _check_and_bind(context, allocation, node_id, host, conductor_id):
     try:
-        node = nodes.get_in_transaction(context, node_id)
+        # The node's traits only matter if the allocation asks for some.
+        node = nodes.get_in_transaction(
+            context, node_id, with_traits=bool(allocation.traits))
     except exception.NodeNotFound:
         return UNSUITABLE, None
     if node.reservation != host:

@@ -96,18 +96,21 @@ def _traits_of(context, node_ids):
     return traits
 
 
-def _one(context, column, ident):
+def _one(context, column, ident, with_traits=True):
     row = context.session.execute(_select_by(column),
                                   {'ident': ident}).first()
     if row is None:
         raise exception.NodeNotFound(ident)
+    if not with_traits:
+        return Node(row)
     return Node(row, _traits_of(context, [row.id])[row.id])
 
 
-def get_in_transaction(context, node_id):
+def get_in_transaction(context, node_id, with_traits=True):
     """Inside a caller's transaction: the node ``node_id``, or
-    NodeNotFound."""
-    return _one(context, 'id', node_id)
+    NodeNotFound. Without ``with_traits`` its ``traits`` are left empty
+    and not read (one statement less)."""
+    return _one(context, 'id', node_id, with_traits)
 
 
 @db_api.reader
