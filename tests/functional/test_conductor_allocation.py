@@ -159,6 +159,19 @@ def _run(harness, allocation, sleep, attempts=2):
         retry_attempts=attempts, retry_interval=0, sleep=sleep)
 
 
+def test_returns_the_allocation_as_bound(harness):
+    # The record the algorithm returns is built from its conditional
+    # writes, not read back: it must be what the database now holds.
+    harness.nodes(2, traits=['CUSTOM_A'])
+    allocation = harness.write_allocation(harness.conductor.conductor_id,
+                                          traits=['CUSTOM_A'])
+    bound = _run(harness, allocation, lambda seconds: None)
+    stored = db_allocations.get_by_id(harness.context, allocation.id)
+    assert bound.state == states.ACTIVE
+    for name in stored.__slots__:
+        assert getattr(bound, name) == getattr(stored, name), name
+
+
 def test_locked_nodes_retried_then_error(harness):
     made = harness.nodes(2)
     for node in made:

@@ -61,6 +61,15 @@ class Allocation:
             self.extra = {}
         self.node_uuid = row.node_uuid
 
+    def replace(self, **changes):
+        """A copy of this record with ``changes`` (column names or
+        ``node_uuid``), for a write whose result is known without
+        reading it back."""
+        copy = Allocation.__new__(Allocation)
+        for name in self.__slots__:
+            setattr(copy, name, changes.get(name, getattr(self, name)))
+        return copy
+
 
 def _select():
     return sa.select(*_ALLOC.c, _NODE.c.uuid.label('node_uuid')) \
@@ -234,18 +243,21 @@ def _transition(context, allocation_id, event, conductor_id, values,
                 from_state=None):
     """Apply machine ``event`` to the allocation's state, read here, or
     ``from_state`` when the caller knows which state the write must
-    find (the write is conditional on it either way)."""
+    find (the write is conditional on it either way). Returns the
+    columns written."""
     if from_state is None:
         from_state = get_in_transaction(context, allocation_id).state
-    new_state = states.allocation_next_state(from_state, event)
+    written = dict(values, state=states.allocation_next_state(from_state,
+                                                              event),
+                   updated_at=timeutils.utcnow())
     owned = conductor_id is not ANY
-    params = dict(values, state=new_state, updated_at=timeutils.utcnow(),
-                  where_id=allocation_id, where_state=from_state)
+    params = dict(written, where_id=allocation_id, where_state=from_state)
     if owned:
         params['where_owner'] = conductor_id
     result = context.session.execute(_transition_statement(owned), params)
     if result.rowcount != 1:
         raise _missed(context, allocation_id, conductor_id)
+    return written
 
 
 @db_api.retry_on_deadlock
@@ -292,9 +304,10 @@ def bind_locked(context, allocation, node, conductor_id, host):
     from and ``node`` the node it read, in this transaction, under
     ``host``'s lock. The lock is given back in the same write, so the
     node is free (and bound) when the transaction commits. Neither is
-    read again: the writes are conditional on what they relied on (the
-    allocation still ``allocating`` and owned by ``conductor_id``; the
-    node free and locked by ``host``)."""
+    read again, before or after: the writes are conditional on what they
+    relied on (the allocation still ``allocating`` and owned by
+    ``conductor_id``; the node free and locked by ``host``), and the
+    allocation returned is ``allocation`` as they changed it."""
     return _bind(context, allocation.id, node.id, conductor_id, host,
                  backfill=False, allocation=allocation, node=node,
                  release=True)
@@ -360,9 +373,13 @@ def _bind(context, allocation_id, node_id, conductor_id, locked_by,
     if result.rowcount != 1:
         raise exception.NodeNotAvailable(
             node.uuid, 'it changed since it was chosen')
-    _transition(context, allocation_id, states.SUCCESS, conductor_id,
-                {'node_id': node_id, 'last_error': None}, from_state)
-    return get_in_transaction(context, allocation_id)
+    written = _transition(context, allocation_id, states.SUCCESS,
+                          conductor_id, {'node_id': node_id,
+                                         'last_error': None}, from_state)
+    if from_state is None:
+        return get_in_transaction(context, allocation_id)
+    # The caller's record, as the conditional writes made it.
+    return allocation.replace(node_uuid=node.uuid, **written)
 
 
 @db_api.retry_on_deadlock
