@@ -137,7 +137,7 @@ def allocate(context, allocation_id, host, conductor_id, retry_attempts=3,
     (whose host name ``host`` goes into the node locks). Returns the
     allocation record as written, or None if nothing was written."""
     try:
-        allocation, candidates = _load_with_candidates(
+        allocation, candidates, why_none = _load_with_candidates(
             context, allocation_id, conductor_id)
     except _Stop as stop:
         LOG.debug('Allocation %s: nothing to do (%s)', allocation_id, stop)
@@ -153,8 +153,7 @@ def allocate(context, allocation_id, host, conductor_id, retry_attempts=3,
                      unexpected_message(exc))
     try:
         if not candidates:
-            raise _Failure(db_candidates.explain_no_candidates(
-                *_candidate_args(context, allocation)))
+            raise _Failure(why_none)
         ordered = order_candidates(candidates, allocation.name, rng)
         return _reserve(context, allocation, ordered, host, conductor_id,
                         retry_attempts, retry_interval, sleep)
@@ -192,11 +191,14 @@ def _candidate_args(context, allocation):
 
 @db_api.reader
 def _load_with_candidates(context, allocation_id, conductor_id):
-    """The allocation (``_load``) and its candidate nodes, in one reader
-    transaction."""
+    """The allocation (``_load``), its candidate nodes and, if there are
+    none, why (Ironic's words), in one reader transaction."""
     allocation = _load(context, allocation_id, conductor_id)
-    return allocation, db_candidates.find_candidates(
-        *_candidate_args(context, allocation))
+    args = _candidate_args(context, allocation)
+    candidates = db_candidates.find_candidates(*args)
+    why_none = None if candidates else \
+        db_candidates.explain_no_candidates(*args)
+    return allocation, candidates, why_none
 
 
 def _reserve(context, allocation, candidates, host, conductor_id,
@@ -297,7 +299,8 @@ def _check_and_bind(context, allocation, node_id, host, conductor_id):
 def _fail(context, allocation, conductor_id, last_error):
     try:
         return db_allocations.fail_allocation(context, allocation.id,
-                                              conductor_id, last_error)
+                                              conductor_id, last_error,
+                                              allocation=allocation)
     except _GONE as exc:
         LOG.info('Allocation %s: not recording the failure: %s',
                  allocation.uuid, exc)

@@ -172,6 +172,17 @@ def test_returns_the_allocation_as_bound(harness):
         assert getattr(bound, name) == getattr(stored, name), name
 
 
+def test_returns_the_allocation_as_failed(harness):
+    harness.nodes(1, rc='other')
+    allocation = harness.write_allocation(harness.conductor.conductor_id)
+    failed = _run(harness, allocation, lambda seconds: None)
+    stored = db_allocations.get_by_id(harness.context, allocation.id)
+    assert failed.state == states.ERROR
+    assert 'no available nodes match' in failed.last_error
+    for name in stored.__slots__:
+        assert getattr(failed, name) == getattr(stored, name), name
+
+
 def test_locked_nodes_retried_then_error(harness):
     made = harness.nodes(2)
     for node in made:

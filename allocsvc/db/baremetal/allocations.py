@@ -262,14 +262,25 @@ def _transition(context, allocation_id, event, conductor_id, values,
 
 @db_api.retry_on_deadlock
 @db_api.writer
-def fail_allocation(context, allocation_id, conductor_id, last_error):
+def fail_allocation(context, allocation_id, conductor_id, last_error,
+                    allocation=None):
     """Move the allocation to ``error`` with ``last_error`` and no node,
     as conductor ``conductor_id`` (ANY: unconditionally); return it.
     AllocationAffinityLost if another conductor owns it now;
-    InvalidTransition if it is not ``allocating`` any more."""
-    _transition(context, allocation_id, states.FAIL, conductor_id,
-                {'last_error': last_error, 'node_id': None})
-    return get_in_transaction(context, allocation_id)
+    InvalidTransition if it is not ``allocating`` any more.
+
+    ``allocation``, the ``allocating`` record the caller worked from,
+    spares reading it before and after: the write is conditional on the
+    allocation still being ``allocating``, and the record returned is
+    ``allocation`` as it changed it."""
+    if allocation is None:
+        _transition(context, allocation_id, states.FAIL, conductor_id,
+                    {'last_error': last_error, 'node_id': None})
+        return get_in_transaction(context, allocation_id)
+    written = _transition(context, allocation_id, states.FAIL, conductor_id,
+                          {'last_error': last_error, 'node_id': None},
+                          from_state=states.ALLOCATING)
+    return allocation.replace(node_uuid=None, **written)
 
 
 @db_api.retry_on_deadlock
