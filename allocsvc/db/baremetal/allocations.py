@@ -273,13 +273,12 @@ def fail_allocation(context, allocation_id, conductor_id, last_error,
     spares reading it before and after: the write is conditional on the
     allocation still being ``allocating``, and the record returned is
     ``allocation`` as it changed it."""
-    if allocation is None:
-        _transition(context, allocation_id, states.FAIL, conductor_id,
-                    {'last_error': last_error, 'node_id': None})
-        return get_in_transaction(context, allocation_id)
+    known = allocation is not None
     written = _transition(context, allocation_id, states.FAIL, conductor_id,
                           {'last_error': last_error, 'node_id': None},
-                          from_state=states.ALLOCATING)
+                          from_state=states.ALLOCATING if known else None)
+    if not known:
+        return get_in_transaction(context, allocation_id)
     return allocation.replace(node_uuid=None, **written)
 
 
@@ -350,11 +349,9 @@ def _bind_node_statement(backfill, locked):
 
 def _bind(context, allocation_id, node_id, conductor_id, locked_by,
           backfill, allocation=None, node=None, release=False):
-    from_state = None
-    if allocation is None:
+    known = allocation is not None
+    if not known:
         allocation = get_in_transaction(context, allocation_id)
-    else:
-        from_state = states.ALLOCATING
     if node is None:
         node = context.session.execute(
             sa.select(_NODE.c.uuid, _NODE.c.instance_uuid,
@@ -386,8 +383,9 @@ def _bind(context, allocation_id, node_id, conductor_id, locked_by,
             node.uuid, 'it changed since it was chosen')
     written = _transition(context, allocation_id, states.SUCCESS,
                           conductor_id, {'node_id': node_id,
-                                         'last_error': None}, from_state)
-    if from_state is None:
+                                         'last_error': None},
+                          from_state=states.ALLOCATING if known else None)
+    if not known:
         return get_in_transaction(context, allocation_id)
     # The caller's record, as the conditional writes made it.
     return allocation.replace(node_uuid=node.uuid, **written)
