@@ -32,6 +32,8 @@ the next owner), then unregister (so the others take over at once
 rather than after the heartbeat timeout) and leave the group.
 """
 
+import time
+
 from oslo_log import log as logging
 from oslo_service import service
 
@@ -65,6 +67,9 @@ class ConductorService(service.Service):
         self.manager = None
         self.rpcserver = None
         self._stopped = False
+        # (node id, API lock holder) -> time.monotonic() when the periodic
+        # check first saw that lock (``release_stale_api_locks``).
+        self._api_locks = {}
 
     @property
     def conductor_id(self):
@@ -130,11 +135,13 @@ class ConductorService(service.Service):
         return by_database, by_membership
 
     def check_allocations(self):
-        """Release dead conductors' locks, take over their allocations
+        """Release dead conductors' locks and the API's stale ones
+        (``api_lock_timeout``), take over dead conductors' allocations
         and the stuck ones, start own allocations left waiting. Returns
         the ids of the allocations taken over."""
         options = self.conf.conductor
         context = ctx.get_admin_context()
+        self.release_stale_api_locks(context)
         by_database, by_membership = self.dead_conductors(context)
         for conductor in by_database + by_membership:
             released = locking.release_all(context, conductor.hostname)
@@ -157,6 +164,38 @@ class ConductorService(service.Service):
         won = self.manager.take_over(context, unique)
         self.manager.resume(context)
         return won
+
+    def release_stale_api_locks(self, context, now=None):
+        """Release the node locks that API processes have held for
+        ``api_lock_timeout``; return how many.
+
+        Nothing in a lock says when it was taken, so the check remembers
+        which API locks it saw, and when it first did (``now``,
+        ``time.monotonic()`` by default): a lock still held by the same
+        process (the holder names it) that long after was left by a
+        process that died in the middle of a request -- a request holds
+        one for milliseconds. Were that process alive after all, holding
+        the lock again by chance at both checks, it would lose only its
+        own write, which is conditional on the lock."""
+        now = time.monotonic() if now is None else now
+        timeout = self.conf.conductor.api_lock_timeout
+        seen = {}
+        released = 0
+        for held in locking.api_locks(context).items():
+            since = self._api_locks.get(held, now)
+            if now - since < timeout:
+                seen[held] = since
+                continue
+            node_id, holder = held
+            try:
+                locking.release(context, node_id, holder)
+            except (exception.NodeNotLocked, exception.NodeNotFound):
+                continue  # given back, or gone, meanwhile
+            released += 1
+            LOG.warning('Released the lock of node %s that %s has held for '
+                        '%.0f seconds or more', node_id, holder, now - since)
+        self._api_locks = seen
+        return released
 
     # -- stop ----------------------------------------------------------------
 

@@ -300,6 +300,21 @@ def test_lock_cas_and_context_manager(context):
         locking.reserve(context, node.id + 1000, 'host-a')
 
 
+def test_api_locks_are_told_apart(context):
+    mine, other, conductor, free = (make_node(context, name)
+                                    for name in ('a', 'b', 'c', 'd'))
+    holder = locking.api_holder()
+    assert holder.startswith(locking.API_HOLDER_PREFIX) and holder != \
+        locking.API_HOLDER_PREFIX + 'elsewhere:1'
+    locking.reserve(context, mine.id, holder)
+    locking.reserve(context, other.id,
+                    locking.API_HOLDER_PREFIX + 'elsewhere:1')
+    locking.reserve(context, conductor.id, 'conductor-1')
+    assert locking.api_locks(context) == {
+        mine.id: holder,
+        other.id: locking.API_HOLDER_PREFIX + 'elsewhere:1'}
+
+
 def test_lock_race_exactly_one_wins(context):
     for round_ in range(5):
         node = make_node(context, 'n%d' % round_)

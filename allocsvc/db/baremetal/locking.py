@@ -1,14 +1,23 @@
 """Node locks: a compare-and-swap on ``nodes.reservation``.
 
 A conductor holds a node's exclusive lock while ``nodes.reservation`` is
-its hostname. Taking it is one UPDATE that only matches a free node;
+its hostname; an API process holds it as ``api@<host>:<pid>``
+(``api_holder``). Taking it is one UPDATE that only matches a free node;
 giving it back is one UPDATE that only matches the holder. No row lock
 is held between the two, so this works the same on Galera, PostgreSQL
 and SQLite.
+
+A holder that dies keeps its locks: a conductor releases its own when it
+starts (``release_all``), the others release a dead conductor's in their
+periodic check, and that check also releases the API locks it finds held
+for longer than any request takes (``api_locks``; see
+``allocsvc.conductor.service``).
 """
 
 import contextlib
 import functools
+import os
+import socket
 import time
 
 from oslo_utils import timeutils
@@ -21,6 +30,19 @@ from allocsvc.db.baremetal import nodes
 from allocsvc.db import models
 
 _NODE = models.nodes
+
+# What the API's lock holders start with (conductors use their host
+# names).
+API_HOLDER_PREFIX = 'api@'
+
+
+def api_holder():
+    """The holder name of this API process's node locks: the host and
+    the process, so that every process's locks are its own (its writes
+    under a lock are conditional on that name) and a lock left by one
+    that died cannot be mistaken for a live one's."""
+    return '%s%s:%d' % (API_HOLDER_PREFIX, socket.gethostname(),
+                        os.getpid())
 
 
 # Taking and giving back a lock are the conductors' most frequent
@@ -116,6 +138,17 @@ def release_all(context, host):
     return result.rowcount
 
 
+_API_LOCKS = sa.select(_NODE.c.id, _NODE.c.reservation).where(
+    _NODE.c.reservation.startswith(API_HOLDER_PREFIX, autoescape=True))
+
+
+@db_api.reader
+def api_locks(context):
+    """``{node id: holder}`` of the node locks API processes hold now."""
+    return {row.id: row.reservation
+            for row in context.session.execute(_API_LOCKS)}
+
+
 @contextlib.contextmanager
 def node_lock(context, node_id, host, retries=0, interval=1.0):
     """Hold the exclusive lock of a node for the duration of a block.
@@ -147,7 +180,10 @@ def node_lock(context, node_id, host, retries=0, interval=1.0):
       work inside the block in transactions of its own, and never keep a
       lock across an RPC call or a wait on another node's lock.
     * A conductor that dies holding locks leaves them behind;
-      ``release_all(context, host)`` at its next start clears them.
+      ``release_all(context, host)`` at its next start, or the periodic
+      check of another conductor, clears them; an API process's are
+      released by the conductors' periodic check once it has seen them
+      held for ``[conductor] api_lock_timeout``.
     """
     attempt = 0
     while True:

@@ -27,8 +27,6 @@ an unknown node under ``/nodes/{ident}/allocation`` is a 404, as the
 API specification says (Ironic answers GET with a 400).
 """
 
-import socket
-
 from oslo_utils import uuidutils
 import pecan
 from pecan import rest
@@ -177,13 +175,6 @@ def _filter_value(key, value):
 
 # -- deletion ----------------------------------------------------------------
 
-def _lock_holder():
-    try:
-        return utils.conf().host
-    except AttributeError:  # the option is the conductor's to register
-        return socket.gethostname()
-
-
 def _check_deletable(allocation, node):
     """Ironic's rule: a node out of maintenance keeps its allocation while
     it is active, or busy in a state where it may not be updated."""
@@ -205,7 +196,8 @@ def _check_deletable(allocation, node):
 
 def destroy(allocation):
     """Delete ``allocation`` and free its node, in one transaction, under
-    the node's lock (NodeLocked, 409, if another host keeps it).
+    the node's lock, taken as this API process (``locking.api_holder``;
+    NodeLocked, 409, if another holder keeps it).
 
     Without a node (``allocating`` or ``error``), no lock is needed: if a
     conductor binds it meanwhile, the deletion frees that node in the
@@ -217,7 +209,7 @@ def destroy(allocation):
         db_allocations.destroy_allocation(ctx, allocation.id)
         return
     try:
-        with locking.node_lock(ctx, allocation.node_id, _lock_holder(),
+        with locking.node_lock(ctx, allocation.node_id, locking.api_holder(),
                                retries=LOCK_RETRIES,
                                interval=LOCK_RETRY_INTERVAL) as node:
             if node.allocation_id == allocation.id:

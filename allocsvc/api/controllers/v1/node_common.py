@@ -2,8 +2,6 @@
 names, rendering a node as Ironic does at the request's version, and the
 lock holder through which the API changes nodes."""
 
-import socket
-
 from oslo_utils import strutils
 from oslo_utils import uuidutils
 import pecan
@@ -13,6 +11,7 @@ from allocsvc.api.controllers.v1 import node_schema
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import states
 from allocsvc.db.baremetal import exception
+from allocsvc.db.baremetal import locking
 from allocsvc.db.baremetal import nodes
 from allocsvc.db.baremetal import provisioning
 
@@ -25,10 +24,10 @@ _SECRET = '******'
 
 
 def locker():
-    """The API's node lock holder: ``api@<host name>``, so that a lock
-    held by the API is told apart from a conductor's in
+    """The API's node lock holder: ``api@<host>:<pid>``
+    (``locking.api_holder``), told apart from a conductor's in
     ``reservation``."""
-    return provisioning.Locker('api@%s' % socket.gethostname(),
+    return provisioning.Locker(locking.api_holder(),
                                retries=LOCK_RETRIES,
                                interval=LOCK_RETRY_INTERVAL)
 
