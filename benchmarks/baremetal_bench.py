@@ -63,7 +63,12 @@ def parse_args(argv):
     p.add_argument('--workers', type=int, default=os.cpu_count() or 2,
                    help='gunicorn workers of the distributed API, one per '
                    'CPU')
-    p.add_argument('--threads', type=int, default=8,
+    # Two threads per worker: the API's requests hold the GIL for most
+    # of their time, and with more threads each worker spends its CPU
+    # handing the GIL back and forth. At K=50 on 2 CPUs, 2 threads gave
+    # 104 to 139 allocations per second at 200 nodes where 8 gave 78 to
+    # 108, with less CPU per allocation in every process.
+    p.add_argument('--threads', type=int, default=2,
                    help='gunicorn threads per worker')
     p.add_argument('--nodes', default='200,1000',
                    help='comma-separated node counts')
