@@ -3,25 +3,20 @@
 ``allocate`` finishes one ``allocating`` allocation that this conductor
 owns:
 
-1. ``_start`` (one transaction): the allocation -- stop if it is gone,
-   final, or owned by another conductor now -- and the nodes it may
-   take, traits matched in SQL; none -> error, saying why (Ironic's
-   words), written in the same transaction.
+1. ``_load_with_candidates`` (one reader transaction): the allocation
+   -- stop if it is gone, final, or owned by another conductor now --
+   and the nodes it may take, traits matched in SQL; none -> error,
+   saying why (Ironic's words).
 2. ``order_candidates``: shuffled (so that concurrent allocations spread
-   over the nodes), the node named like the allocation first; still in
-   ``_start``, the lock of the first one is taken (or found taken)
-   without waiting, and commits with it.
+   over the nodes), the node named like the allocation first.
 3. ``_reserve``: node by node (``_reserve_one``), take its lock without
-   waiting (one transaction; done already for the first); then, in
-   another (``_check_and_bind``), re-check it under the lock
-   (``unsuitable``) and bind it -- conditional on the lock and on this
-   conductor still owning the allocation -- giving the lock back in the
-   same write. Nodes that were locked are tried again,
-   ``retry_attempts`` more times after waits growing up to
-   ``retry_interval`` (``retry_wait``); then error.
-
-An allocation that finds a node at once thus costs two transactions, one
-that finds none costs one.
+   waiting (one transaction); then, in a second one
+   (``_check_and_bind``), re-check it under the lock (``unsuitable``)
+   and bind it -- conditional on the lock and on this conductor still
+   owning the allocation -- giving the lock back in the same write.
+   Nodes that were locked are tried again, ``retry_attempts`` more times
+   after waits growing up to ``retry_interval`` (``retry_wait``); then
+   error.
 
 Outcomes: ``active``; ``error`` with ``last_error`` ("Failed to process
 allocation <uuid>: <reason>.", or "Unexpected exception during
@@ -142,14 +137,10 @@ def allocate(context, allocation_id, host, conductor_id, retry_attempts=3,
     (whose host name ``host`` goes into the node locks). Returns the
     allocation record as written, or None if nothing was written."""
     try:
-        allocation, ordered, held = _start(context, allocation_id,
-                                           conductor_id, host, rng)
+        allocation, candidates, why_none = _load_with_candidates(
+            context, allocation_id, conductor_id)
     except _Stop as stop:
         LOG.debug('Allocation %s: nothing to do (%s)', allocation_id, stop)
-        return None
-    except _GONE as exc:
-        LOG.info('Allocation %s: not recording the failure: %s',
-                 allocation_id, exc)
         return None
     except Exception as exc:
         LOG.exception('Unexpected exception looking for nodes for '
@@ -160,13 +151,12 @@ def allocate(context, allocation_id, host, conductor_id, retry_attempts=3,
             return None
         return _fail(context, allocation, conductor_id,
                      unexpected_message(exc))
-    if not ordered:
-        LOG.info('Allocation %s failed: %s', allocation.uuid,
-                 allocation.last_error)
-        return allocation
     try:
+        if not candidates:
+            raise _Failure(why_none)
+        ordered = order_candidates(candidates, allocation.name, rng)
         return _reserve(context, allocation, ordered, host, conductor_id,
-                        retry_attempts, retry_interval, sleep, held)
+                        retry_attempts, retry_interval, sleep)
     except _Stop as stop:
         LOG.info('Allocation %s: stopped, %s', allocation.uuid, stop)
         return None
@@ -199,41 +189,24 @@ def _candidate_args(context, allocation):
             allocation.candidate_nodes, allocation.owner)
 
 
-@db_api.retry_on_deadlock
-@db_api.writer
-def _start(context, allocation_id, conductor_id, host, rng):
-    """Stages 1 and 2 in one transaction: the allocation (``_load``) and
-    its candidate nodes in the order to try them, the first one locked
-    for ``host`` if it was still free: ``(allocation, ordered, held)``.
-
-    Only that one lock is tried here: a transaction that kept trying
-    would keep a row lock on every node it missed until it commits. With
-    no candidate, the allocation fails in this transaction, saying why
-    (Ironic's words): ``(allocation as failed, [], False)``."""
+@db_api.reader
+def _load_with_candidates(context, allocation_id, conductor_id):
+    """The allocation (``_load``), its candidate nodes and, if there are
+    none, why (Ironic's words), in one reader transaction."""
     allocation = _load(context, allocation_id, conductor_id)
     args = _candidate_args(context, allocation)
     candidates = db_candidates.find_candidates(*args)
-    if not candidates:
-        reason = db_candidates.explain_no_candidates(*args)
-        failed = db_allocations.fail_in_transaction(
-            context, allocation.id, conductor_id,
-            failure_message(allocation.uuid, reason), allocation=allocation)
-        return failed, [], False
-    ordered = order_candidates(candidates, allocation.name, rng)
-    held = locking.take_in_transaction(context, ordered[0].id, host,
-                                       only_free=True)
-    return allocation, ordered, held
+    why_none = None if candidates else \
+        db_candidates.explain_no_candidates(*args)
+    return allocation, candidates, why_none
 
 
 def _reserve(context, allocation, candidates, host, conductor_id,
-             retry_attempts, retry_interval, sleep, held=False):
+             retry_attempts, retry_interval, sleep):
     """Bind the first candidate that can be locked and still fits;
     return the allocation bound. Locked ones get ``retry_attempts`` more
-    passes (see ``retry_wait``). ``held``: the first candidate's lock
-    was taken already (``_start``); if not, it was missed there, and
-    that node is tried again last (whether another holder has it or it
-    is gone, only a transaction of its own can tell)."""
-    pending = candidates if held else candidates[1:] + candidates[:1]
+    passes (see ``retry_wait``)."""
+    pending = candidates
     for attempt in range(retry_attempts + 1):
         if attempt:
             sleep(retry_wait(attempt, retry_attempts, retry_interval))
@@ -241,10 +214,9 @@ def _reserve(context, allocation, candidates, host, conductor_id,
             # deleted or taken over: do not keep nodes locked for it.
             _load(context, allocation.id, conductor_id)
         locked = []
-        for index, candidate in enumerate(pending):
-            outcome, bound = _reserve_one(
-                context, allocation, candidate, host, conductor_id,
-                held=held and not attempt and not index)
+        for candidate in pending:
+            outcome, bound = _reserve_one(context, allocation, candidate,
+                                          host, conductor_id)
             if outcome == BOUND:
                 LOG.info('Allocation %s: node %s', allocation.uuid,
                          candidate.uuid)
@@ -258,21 +230,18 @@ def _reserve(context, allocation, candidates, host, conductor_id,
                    % len(candidates))
 
 
-def _reserve_one(context, allocation, candidate, host, conductor_id,
-                 held=False):
-    """Lock (unless ``held``), re-check and bind one node: ``(outcome,
-    allocation bound or None)``. Two transactions: the lock, then the
-    re-check under it and the bind, which gives the lock back as it
-    commits (or, if the node no longer fits, the re-check gives it back
-    alone)."""
-    if not held:
-        try:
-            locking.reserve(context, candidate.id, host, read=False,
-                            only_free=True)
-        except exception.NodeLocked:
-            return LOCKED, None
-        except (exception.NodeNotAvailable, exception.NodeNotFound):
-            return UNSUITABLE, None
+def _reserve_one(context, allocation, candidate, host, conductor_id):
+    """Lock, re-check and bind one node: ``(outcome, allocation bound or
+    None)``. Two transactions: the lock, then the re-check under it and
+    the bind, which gives the lock back as it commits (or, if the node
+    no longer fits, the re-check gives it back alone)."""
+    try:
+        locking.reserve(context, candidate.id, host, read=False,
+                        only_free=True)
+    except exception.NodeLocked:
+        return LOCKED, None
+    except (exception.NodeNotAvailable, exception.NodeNotFound):
+        return UNSUITABLE, None
     try:
         return _check_and_bind(context, allocation, candidate.id, host,
                                conductor_id)

@@ -13,10 +13,6 @@ Scenarios:
 * locked nodes are retried, then "could not reserve"; a lock released
   between retries is taken; nodes that stop fitting under the lock:
   "all nodes were filtered out during reservation";
-* two transactions to bind a node, one to find none; when the first
-  candidate (locked in the transaction that found it) is held by
-  someone else, the next is taken at once; when it was taken meanwhile,
-  the allocation fails without waiting;
 * the allocation taken over by another conductor, or deleted, while it
   waits for a locked node: the work stops, nothing is written, no lock
   is kept;
@@ -27,11 +23,9 @@ Scenarios:
 """
 
 import pytest
-import sqlalchemy as sa
 
 from allocsvc.common import states
 from allocsvc.conductor import allocations
-from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import allocations as db_allocations
 from allocsvc.db.baremetal import candidates as db_candidates
 from allocsvc.db.baremetal import conductors
@@ -204,87 +198,6 @@ def test_locked_nodes_retried_then_error(harness):
     for node in made:
         assert nodes.get_by_id(harness.context, node.id).reservation == \
             'someone-else'
-
-
-class _InOrder:
-    """An rng that leaves the candidates in the query's order (by id)."""
-
-    @staticmethod
-    def shuffle(items):
-        pass
-
-
-def _run_in_order(harness, allocation, sleep):
-    svc = harness.conductor
-    return allocations.allocate(
-        harness.context, allocation.id, svc.host, svc.conductor_id,
-        retry_attempts=2, retry_interval=0, rng=_InOrder, sleep=sleep)
-
-
-@pytest.fixture
-def transactions(harness):
-    """How many transactions the engine begins, as a list to count."""
-    begun = []
-    engine = db_api.get_engine()
-
-    def begin(connection):
-        begun.append(1)
-
-    sa.event.listen(engine, 'begin', begin)
-    yield begun
-    sa.event.remove(engine, 'begin', begin)
-
-
-def test_two_transactions_to_bind_one_to_fail(harness, transactions):
-    harness.nodes(2)
-    allocation = harness.write_allocation(harness.conductor.conductor_id)
-    transactions.clear()
-    assert _run_in_order(harness, allocation, None).state == states.ACTIVE
-    # Found, locked and checked; then bound.
-    assert len(transactions) == 2
-    nothing = harness.write_allocation(harness.conductor.conductor_id,
-                                       rc='other')
-    transactions.clear()
-    assert _run_in_order(harness, nothing, None).state == states.ERROR
-    assert len(transactions) == 1
-
-
-def test_first_node_locked_the_next_is_taken_at_once(harness):
-    first, second = harness.nodes(2)
-    locking.reserve(harness.context, first.id, 'someone-else')
-    allocation = harness.write_allocation(harness.conductor.conductor_id)
-    sleeps = []
-    final = _run_in_order(harness, allocation, sleeps.append)
-    assert final.state == states.ACTIVE
-    assert final.node_uuid == second.uuid
-    assert sleeps == []
-    assert nodes.get_by_id(harness.context, first.id).reservation == \
-        'someone-else'
-
-
-def test_first_node_taken_meanwhile_fails_at_once(harness, monkeypatch):
-    # The candidate query saw the node free; by the time of its lock it
-    # is not (here: in maintenance). Only a transaction of its own tells
-    # that apart from a node locked by someone else, which would be
-    # waited for.
-    node = harness.node('only')
-    real = db_candidates.find_candidates
-
-    def seen_free(*args, **kwargs):
-        found = real(*args, **kwargs)
-        nodes.update_node(harness.context, node.id, {'maintenance': True})
-        return found
-
-    monkeypatch.setattr(db_candidates, 'find_candidates', seen_free)
-    allocation = harness.write_allocation(harness.conductor.conductor_id)
-    sleeps = []
-    final = _run_in_order(harness, allocation, sleeps.append)
-    assert sleeps == []
-    assert final.state == states.ERROR
-    assert final.last_error == (
-        'Failed to process allocation %s: all nodes were filtered out '
-        'during reservation.' % final.uuid)
-    assert nodes.get_by_id(harness.context, node.id).reservation is None
 
 
 def test_locked_nodes_retried_through_the_pool(harness):

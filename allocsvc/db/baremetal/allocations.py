@@ -273,13 +273,6 @@ def fail_allocation(context, allocation_id, conductor_id, last_error,
     spares reading it before and after: the write is conditional on the
     allocation still being ``allocating``, and the record returned is
     ``allocation`` as it changed it."""
-    return fail_in_transaction(context, allocation_id, conductor_id,
-                               last_error, allocation)
-
-
-def fail_in_transaction(context, allocation_id, conductor_id, last_error,
-                        allocation=None):
-    """``fail_allocation`` inside the caller's transaction."""
     known = allocation is not None
     written = _transition(context, allocation_id, states.FAIL, conductor_id,
                           {'last_error': last_error, 'node_id': None},

@@ -92,24 +92,15 @@ def reserve(context, node_id, host, read=True, only_free=False):
     [AND provision_state = 'available' AND NOT maintenance
      AND instance_uuid IS NULL AND allocation_id IS NULL]
     """
-    if not take_in_transaction(context, node_id, host, only_free):
+    result = context.session.execute(
+        _reserve_statement(only_free),
+        {'reservation': host, 'where_id': node_id})
+    if result.rowcount != 1:
         row = _holder(context, node_id)
         if row.reservation is None:
             raise exception.NodeNotAvailable(row.uuid, 'it was taken')
         raise exception.NodeLocked(row.uuid, row.reservation)
     return nodes.get_in_transaction(context, node_id) if read else None
-
-
-def take_in_transaction(context, node_id, host, only_free=False):
-    """The compare-and-swap of ``reserve`` inside the caller's
-    transaction, which makes the lock visible when it commits: True if
-    it matched. Nothing tells why it did not: in a transaction that read
-    before (REPEATABLE READ), a plain read would show the node as it was
-    then, not as the UPDATE found it."""
-    result = context.session.execute(
-        _reserve_statement(only_free),
-        {'reservation': host, 'where_id': node_id})
-    return result.rowcount == 1
 
 
 @db_api.retry_on_deadlock
