@@ -273,13 +273,24 @@ def fail_allocation(context, allocation_id, conductor_id, last_error,
     spares reading it before and after: the write is conditional on the
     allocation still being ``allocating``, and the record returned is
     ``allocation`` as it changed it."""
-    known = allocation is not None
-    written = _transition(context, allocation_id, states.FAIL, conductor_id,
-                          {'last_error': last_error, 'node_id': None},
-                          from_state=states.ALLOCATING if known else None)
-    if not known:
+    return _transition_record(context, allocation_id, states.FAIL,
+                              conductor_id,
+                              {'last_error': last_error, 'node_id': None},
+                              allocation, node_uuid=None)
+
+
+def _transition_record(context, allocation_id, event, conductor_id, values,
+                       allocation, node_uuid):
+    """``_transition``, then the allocation as written: ``allocation``,
+    the caller's ``allocating`` record (the write is conditional on that
+    state), as the write changed it, with ``node_uuid``; or, when the
+    caller has none (None), the row read back."""
+    if allocation is None:
+        _transition(context, allocation_id, event, conductor_id, values)
         return get_in_transaction(context, allocation_id)
-    return allocation.replace(node_uuid=None, **written)
+    written = _transition(context, allocation_id, event, conductor_id,
+                          values, from_state=states.ALLOCATING)
+    return allocation.replace(node_uuid=node_uuid, **written)
 
 
 @db_api.retry_on_deadlock
@@ -349,8 +360,8 @@ def _bind_node_statement(backfill, locked):
 
 def _bind(context, allocation_id, node_id, conductor_id, locked_by,
           backfill, allocation=None, node=None, release=False):
-    known = allocation is not None
-    if not known:
+    given = allocation
+    if allocation is None:
         allocation = get_in_transaction(context, allocation_id)
     if node is None:
         node = context.session.execute(
@@ -381,14 +392,10 @@ def _bind(context, allocation_id, node_id, conductor_id, locked_by,
     if result.rowcount != 1:
         raise exception.NodeNotAvailable(
             node.uuid, 'it changed since it was chosen')
-    written = _transition(context, allocation_id, states.SUCCESS,
-                          conductor_id, {'node_id': node_id,
-                                         'last_error': None},
-                          from_state=states.ALLOCATING if known else None)
-    if not known:
-        return get_in_transaction(context, allocation_id)
-    # The caller's record, as the conditional writes made it.
-    return allocation.replace(node_uuid=node.uuid, **written)
+    return _transition_record(context, allocation_id, states.SUCCESS,
+                              conductor_id,
+                              {'node_id': node_id, 'last_error': None},
+                              given, node_uuid=node.uuid)
 
 
 @db_api.retry_on_deadlock
