@@ -59,6 +59,7 @@ from allocsvc.db import api as db_api
 from allocsvc.db import models
 from allocsvc.placement import consumers as consumers_mod
 from allocsvc.placement import inventories
+from allocsvc.placement import node_guard
 from allocsvc.placement import resource_classes
 
 _ALLOC = models.allocations
@@ -426,6 +427,7 @@ def add_removed_providers(context, plan):
 
 @db_api.reader
 def _plan(context, requests, class_error_prefix):
+    node_guard.refuse_claims(context, [req.uuid for req in requests])
     plan = resolve(context, requests, class_error_prefix)
     add_removed_providers(context, plan)
     return plan

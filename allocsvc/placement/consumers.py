@@ -25,6 +25,7 @@ import sqlalchemy as sa
 from allocsvc.common import exception
 from allocsvc.db import api as db_api
 from allocsvc.db import models
+from allocsvc.placement import node_guard
 
 _ALLOC = models.allocations
 _CONSUMER = models.consumers
@@ -216,6 +217,7 @@ def delete_allocations(context, uuid):
     As in Placement, provider generations do not change: removing
     allocations cannot overcommit anything.
     """
+    node_guard.refuse_claims(context, [uuid])
     result = context.session.execute(
         _ALLOC.delete().where(_ALLOC.c.consumer_id == uuid))
     if not result.rowcount:

@@ -21,6 +21,7 @@ import sqlalchemy as sa
 from allocsvc.common import exception
 from allocsvc.db import api as db_api
 from allocsvc.db import models
+from allocsvc.placement import node_guard
 from allocsvc.placement import providers
 from allocsvc.placement import resource_classes
 from allocsvc.placement import topology
@@ -196,7 +197,10 @@ def _in_use(names, rp_uuid, why=''):
 
 def _refuse_removal(context, rp, removed):
     """InventoryInUse if any class of ``removed`` ({id: name}) has
-    allocations on ``rp``."""
+    allocations on ``rp``; ProviderInUse if ``rp`` is a bound node's."""
+    if removed:
+        node_guard.refuse(context, rp.uuid,
+                          'remove inventory from resource provider')
     used = _used(context, rp.id, removed)
     if used:
         raise _in_use([removed[rc_id] for rc_id in used], rp.uuid)
@@ -363,6 +367,8 @@ def write_unchecked(context, rp, wanted):
     new inventories afterwards and bumps generations itself.
     """
     removed, kept = _split(context, rp, wanted)
+    if removed:
+        node_guard.refuse(context, rp.uuid, 'reshape resource provider')
     _write_all(context, rp, wanted, removed, kept)
 
 

@@ -8,6 +8,7 @@ import sqlalchemy as sa
 from allocsvc.common import exception
 from allocsvc.db import api as db_api
 from allocsvc.db import models
+from allocsvc.placement import node_guard
 from allocsvc.placement import topology
 
 _RP = models.resource_providers
@@ -214,10 +215,12 @@ def update(context, uuid, name, parent_provider_uuid=_UNSET,
 def delete(context, uuid):
     """Delete a provider with its inventory, traits and aggregate links.
 
-    Refused while it has children or allocations.
+    Refused while it has children or allocations, or is the provider of
+    a bound bare-metal node.
     """
     session = context.session
     rp = _get(context, uuid)
+    node_guard.refuse(context, uuid, 'delete resource provider')
     if session.execute(sa.select(_RP.c.id).where(
             _RP.c.parent_provider_id == rp.id).limit(1)).first():
         raise exception.CannotDeleteParent(

@@ -28,6 +28,7 @@ from allocsvc.db import api as db_api
 from allocsvc.db import models
 from allocsvc.placement import allocations
 from allocsvc.placement import inventories as inventories_mod
+from allocsvc.placement import node_guard
 from allocsvc.placement import resource_classes
 
 _ALLOC = models.allocations
@@ -110,6 +111,7 @@ def _plan(context, new_inventories, requests):
     wanted = {item.uuid: {ids[inv.resource_class]: inv
                           for inv in item.inventories}
               for item in new_inventories}
+    node_guard.refuse_claims(context, [req.uuid for req in requests])
     plan = allocations.resolve(context, requests, _MALFORMED)
     allocations.add_removed_providers(context, plan)
     return _Plan(plan, providers, wanted)

@@ -17,7 +17,7 @@ from allocsvc.db import api as db_api
 from allocsvc.placement.candidates import loader
 from allocsvc.placement.candidates import request as request_mod
 from allocsvc.placement.candidates import search
-from allocsvc.placement.candidates import summaries
+from allocsvc.placement.candidates import summaries as summaries_mod
 
 # A group whose in_tree names no provider: it matches nothing.
 _NOWHERE = -1
@@ -82,6 +82,13 @@ def _member_aggs(groups):
     return members or None
 
 
+def _among(candidates, uuids):
+    """The candidates that use only providers of ``uuids``."""
+    for candidate in candidates:
+        if uuids.issuperset(candidate.allocations):
+            yield candidate
+
+
 def _collect(candidates, limit):
     """Up to ``limit`` candidates, in a list (the collector paused, even
     for a caller that did not pause it for the whole request)."""
@@ -119,14 +126,16 @@ def gc_paused():
 
 @db_api.reader
 def find(context, groups, wide, limit=None, nested_aware=True,
-         randomize=False, all_classes=True):
+         randomize=False, all_classes=True, among=None, summaries=True):
     """The candidates of a request parsed by ``request.parse``.
 
     ``limit``: the most candidates to return (None: all);
     ``nested_aware``: microversion 1.29 or later (before, no candidate
     uses two providers of one tree and summaries show only the providers
     used); ``randomize``: shuffle; ``all_classes``: summaries show every
-    inventory (1.27), not only the requested classes.
+    inventory (1.27), not only the requested classes; ``among``: a set
+    of provider uuids the candidates must keep to (callers of the engine,
+    not the API); without ``summaries`` the result has none.
     BadRequest for an unknown resource class or trait.
     """
     min_amounts = {}
@@ -150,10 +159,13 @@ def find(context, groups, wide, limit=None, nested_aware=True,
         same_subtrees=wide.same_subtrees, root_required=wide.root_required,
         root_forbidden=wide.root_forbidden, nested_aware=nested_aware,
         randomize=randomize)
-    found = _collect(finder.candidates(), limit)
-    if not found:
-        return Result()
-    provider_summaries = summaries.summarize(
+    candidates = finder.candidates()
+    if among is not None:
+        candidates = _among(candidates, among)
+    found = _collect(candidates, limit)
+    if not found or not summaries:
+        return Result(found)
+    provider_summaries = summaries_mod.summarize(
         context, snap, found, whole_trees=nested_aware, class_names=names,
         rc_ids=None if all_classes else set(class_ids.values()))
     return Result(found, provider_summaries)

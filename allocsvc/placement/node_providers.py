@@ -1,0 +1,350 @@
+"""Bare-metal nodes as resource providers of the engine.
+
+Every node has a resource provider of the shape nova's ironic driver
+reports, written in the transaction of each node write, so that the
+bare-metal half and Placement's clients see one truth:
+
+* uuid and name: the node's UUID; a root provider;
+* inventory: one unit (total, min_unit, max_unit 1) of the node's
+  resource class normalised as nova does (``CUSTOM_`` + upper case,
+  other characters ``_``); none without a resource class;
+* ``reserved`` 1 while the node cannot take a new allocation (not
+  ``available``, in maintenance, no power state, or bound to a
+  bare-metal allocation) and no consumer holds its unit -- like nova's
+  driver, which reserves an unusable node but not one an instance uses,
+  so that usage never exceeds capacity;
+* traits: the node's traits.
+
+Bare-metal allocations of the placement back end are claims on that
+unit (``claim``): consumer = the allocation's UUID, of type
+``CONSUMER_TYPE``.
+
+Lock order: a transaction that must read the provider's usage fresh
+(binding a node) bumps the provider's generation first (``lock``), as
+every Placement write does; the other node writes touch the provider
+last.
+"""
+
+import os_resource_classes
+from oslo_db import exception as db_exc
+from oslo_utils import timeutils
+import sqlalchemy as sa
+
+from allocsvc.common import exception
+from allocsvc.common import states
+from allocsvc.db import models
+from allocsvc.placement import allocations as engine_allocations
+from allocsvc.placement import topology
+
+_RP = models.resource_providers
+_INV = models.inventories
+_RC = models.resource_classes
+_TRAIT = models.traits
+_RPT = models.resource_provider_traits
+_RPA = models.resource_provider_aggregates
+_ALLOC = models.allocations
+_CONSUMER = models.consumers
+_NODE = models.nodes
+
+# The consumer type of the claims of bare-metal allocations.
+CONSUMER_TYPE = 'BAREMETAL_ALLOCATION'
+
+# The one unit of a node.
+_UNIT = {'total': 1, 'min_unit': 1, 'max_unit': 1, 'step_size': 1,
+         'allocation_ratio': 1.0}
+
+
+def resource_class(node_resource_class):
+    """The Placement class of a node's resource class, as nova names it
+    (None for none)."""
+    if not node_resource_class:
+        return None
+    return os_resource_classes.normalize_name(node_resource_class)
+
+
+def is_free(node):
+    """Whether ``node`` can take a new allocation."""
+    return (node.provision_state == states.AVAILABLE and
+            not node.maintenance and node.power_state is not None and
+            node.instance_uuid is None and node.allocation_id is None)
+
+
+def is_bound(node):
+    return node.instance_uuid is not None or node.allocation_id is not None
+
+
+# -- statements built once ----------------------------------------------------
+
+# UPDATE resource_providers SET generation = generation + 1, updated_at = :now
+# WHERE uuid = :uuid
+_LOCK = (_RP.update().where(_RP.c.uuid == sa.bindparam('node_uuid'))
+         .values(generation=_RP.c.generation + 1,
+                 updated_at=sa.bindparam('now')))
+
+# The provider of a node with its inventories and how many allocations
+# it has, one row per inventory (one row of NULLs without any):
+#
+# SELECT rp.id, rp.generation, (SELECT count(*) FROM allocations
+#          WHERE resource_provider_id = rp.id) AS used,
+#        inv.id, rc.name, inv.total, inv.reserved, inv.min_unit,
+#        inv.max_unit, inv.step_size, inv.allocation_ratio
+# FROM resource_providers rp
+# LEFT JOIN inventories inv ON inv.resource_provider_id = rp.id
+# LEFT JOIN resource_classes rc ON rc.id = inv.resource_class_id
+# WHERE rp.uuid = :node_uuid
+_STATE = sa.select(
+    _RP.c.id, _RP.c.generation,
+    sa.select(sa.func.count()).where(_ALLOC.c.resource_provider_id ==
+                                     _RP.c.id)
+    .scalar_subquery().label('used'),
+    _INV.c.id.label('inv_id'), _RC.c.name.label('rc_name'), _INV.c.total,
+    _INV.c.reserved, _INV.c.min_unit, _INV.c.max_unit, _INV.c.step_size,
+    _INV.c.allocation_ratio,
+).select_from(
+    _RP.outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id)
+    .outerjoin(_RC, _RC.c.id == _INV.c.resource_class_id)
+).where(_RP.c.uuid == sa.bindparam('node_uuid'))
+
+_BUMP = (_RP.update().where(_RP.c.id == sa.bindparam('rp_id'))
+         .values(generation=_RP.c.generation + 1,
+                 updated_at=sa.bindparam('now')))
+
+
+class _State:
+    """The provider of a node as ``_STATE`` reads it: ``id``,
+    ``generation``, ``used`` (allocations against it) and
+    ``inventories`` {class name: row}."""
+
+    __slots__ = ('id', 'generation', 'used', 'inventories')
+
+    def __init__(self, rows):
+        first = rows[0]
+        self.id = first.id
+        self.generation = first.generation
+        self.used = int(first.used or 0)
+        self.inventories = {row.rc_name: row for row in rows
+                            if row.inv_id is not None}
+
+
+def _read(context, node_uuid):
+    rows = context.session.execute(_STATE, {'node_uuid': node_uuid}).all()
+    return _State(rows) if rows else None
+
+
+# -- names --------------------------------------------------------------------
+
+def _ensure_names(context, table, names):
+    """{name: id} of ``names`` in ``table`` (resource classes or traits),
+    inserting the missing ones in the caller's transaction. A concurrent
+    insert of the same name runs the whole transaction again (its caller
+    is retried on deadlock): the name is then found."""
+    if not names:
+        return {}
+    names = sorted(set(names))
+    found = dict(context.session.execute(
+        sa.select(table.c.name, table.c.id)
+        .where(table.c.name.in_(names))).all())
+    missing = [name for name in names if name not in found]
+    if missing:
+        now = timeutils.utcnow()
+        try:
+            context.session.execute(table.insert(), [
+                {'name': name, 'created_at': now} for name in missing])
+        except db_exc.DBDuplicateEntry as exc:
+            raise db_exc.RetryRequest(exc)
+        found.update(context.session.execute(
+            sa.select(table.c.name, table.c.id)
+            .where(table.c.name.in_(missing))).all())
+    return found
+
+
+# -- the mirror ---------------------------------------------------------------
+
+def lock(context, node_uuid):
+    """The first statement of a transaction that binds the node: bump
+    its provider's generation, taking the provider's row lock (waiting
+    for a Placement write of it in flight), so that what this
+    transaction reads next of the provider's usage is the latest
+    committed (InnoDB takes its snapshot at the first plain read).
+    Returns the provider as it is now (its ``used``: how many
+    allocations it has), for ``sync``; None if the node has none."""
+    result = context.session.execute(
+        _LOCK, {'node_uuid': node_uuid, 'now': timeutils.utcnow()})
+    if result.rowcount != 1:
+        return None
+    return _read(context, node_uuid)
+
+
+def _create(context, node_uuid):
+    now = timeutils.utcnow()
+    try:
+        rp_id = context.session.execute(_RP.insert().values(
+            uuid=node_uuid, name=node_uuid, generation=0,
+            created_at=now)).inserted_primary_key[0]
+    except db_exc.DBDuplicateEntry:
+        raise exception.Conflict(
+            'Cannot create the resource provider of node %s: another '
+            'resource provider is named %s.' % (node_uuid, node_uuid))
+    context.session.execute(_RP.update().where(_RP.c.id == rp_id)
+                            .values(root_provider_id=rp_id))
+    topology.changed(context, root_ids=[rp_id])
+    return _read(context, node_uuid)
+
+
+def sync(context, node, traits=None, free=None, locked=None):
+    """Make the provider of ``node`` (a record with the columns of
+    ``nodes``) what the node says, in the caller's transaction, after
+    the node's own write: create it if missing, set its inventory and,
+    when ``traits`` is given, its traits. ``free`` overrides
+    ``is_free(node)`` for a caller whose record predates its write. The
+    generation is bumped when anything changes, unless ``locked`` (what
+    ``lock`` returned: this transaction bumped it, and read it since)
+    is given. Returns the number of allocations against the provider."""
+    state = locked or _read(context, node.uuid)
+    if state is None:
+        state = _create(context, node.uuid)
+        locked = True   # a new provider has nothing to guard
+    if free is None:
+        free = is_free(node)
+    changed = _sync_inventory(context, node, state, free)
+    if traits is not None:
+        changed = _sync_traits(context, state.id, traits) or changed
+    if changed:
+        topology.changed(context, root_ids=[state.id])
+        if not locked:
+            context.session.execute(
+                _BUMP, {'rp_id': state.id, 'now': timeutils.utcnow()})
+    return state.used
+
+
+def _sync_inventory(context, node, state, free):
+    name = resource_class(node.resource_class)
+    reserved = 0 if free or state.used else 1
+    now = timeutils.utcnow()
+    changed = False
+    for other, row in state.inventories.items():
+        if other == name:
+            continue
+        # A class the node no longer has. One a consumer still uses
+        # (the node changed class under a Placement claim) stays.
+        in_use = context.session.execute(
+            sa.select(_ALLOC.c.id).join(
+                _RC, _RC.c.id == _ALLOC.c.resource_class_id)
+            .where(_ALLOC.c.resource_provider_id == state.id,
+                   _RC.c.name == other).limit(1)).first()
+        if in_use is None:
+            context.session.execute(
+                _INV.delete().where(_INV.c.id == row.inv_id))
+            changed = True
+    if name is None:
+        return changed
+    row = state.inventories.get(name)
+    if row is None:
+        rc_id = _ensure_names(context, _RC, [name])[name]
+        context.session.execute(_INV.insert().values(
+            resource_provider_id=state.id, resource_class_id=rc_id,
+            reserved=reserved, created_at=now, **_UNIT))
+        return True
+    if row.reserved != reserved or any(
+            getattr(row, key) != value for key, value in _UNIT.items()):
+        context.session.execute(
+            _INV.update().where(_INV.c.id == row.inv_id)
+            .values(reserved=reserved, updated_at=now, **_UNIT))
+        return True
+    return changed
+
+
+def _sync_traits(context, rp_id, traits):
+    wanted = _ensure_names(context, _TRAIT, traits)
+    current = dict(context.session.execute(
+        sa.select(_TRAIT.c.name, _RPT.c.trait_id)
+        .join(_TRAIT, _TRAIT.c.id == _RPT.c.trait_id)
+        .where(_RPT.c.resource_provider_id == rp_id)).all())
+    removed = sorted(current[name] for name in set(current) - set(wanted))
+    added = sorted(wanted[name] for name in set(wanted) - set(current))
+    if removed:
+        context.session.execute(_RPT.delete().where(
+            _RPT.c.resource_provider_id == rp_id,
+            _RPT.c.trait_id.in_(removed)))
+    if added:
+        now = timeutils.utcnow()
+        context.session.execute(_RPT.insert(), [
+            {'resource_provider_id': rp_id, 'trait_id': trait_id,
+             'created_at': now} for trait_id in added])
+    return bool(removed or added)
+
+
+def delete(context, node_uuid, allocation_uuids=()):
+    """Delete the provider of the node ``node_uuid`` with its inventory,
+    traits and aggregate links, in the caller's transaction, after
+    removing the claims of the node's bare-metal allocations
+    ``allocation_uuids``. Conflict while another consumer holds it or
+    it has child providers: the node is not deleted either."""
+    for uuid in allocation_uuids:
+        release(context, uuid)
+    state = _read(context, node_uuid)
+    if state is None:
+        return
+    if state.used:
+        consumers = sorted(set(context.session.execute(
+            sa.select(_ALLOC.c.consumer_id)
+            .where(_ALLOC.c.resource_provider_id == state.id)).scalars()))
+        raise exception.ProviderInUse(
+            'Cannot delete node %s: its resource provider has allocations '
+            'of consumer(s) %s.' % (node_uuid, ', '.join(consumers)))
+    if context.session.execute(sa.select(_RP.c.id).where(
+            _RP.c.parent_provider_id == state.id).limit(1)).first():
+        raise exception.CannotDeleteParent(
+            'Cannot delete node %s: its resource provider has child '
+            'resource providers.' % node_uuid)
+    for table in (_INV, _RPT, _RPA):
+        context.session.execute(table.delete().where(
+            table.c.resource_provider_id == state.id))
+    topology.changed(context, root_ids=[state.id])
+    context.session.execute(_RP.update().where(_RP.c.id == state.id)
+                            .values(root_provider_id=None))
+    context.session.execute(_RP.delete().where(_RP.c.id == state.id))
+
+
+# -- claims of the placement back end -----------------------------------------
+
+def claim(context, allocation_uuid, node, ids, project_id, user_id):
+    """Claim the node's unit for the bare-metal allocation
+    ``allocation_uuid`` through the engine, in the caller's transaction
+    (which ``lock``-ed the provider first): consumer = the allocation,
+    of ``CONSUMER_TYPE``, for ``project_id``/``user_id`` (interned in
+    ``ids``, an ``InternedIds``). The unit is unreserved first (a held
+    unit is not reserved; a backfilled node was). The engine's checks
+    apply: Conflict if another consumer holds the unit."""
+    state = _read(context, node.uuid) or _create(context, node.uuid)
+    if _sync_inventory(context, node, state, free=True):
+        topology.changed(context, root_ids=[state.id])
+    name = resource_class(node.resource_class)
+    request = engine_allocations.ConsumerAllocations(
+        allocation_uuid, project_id, user_id, {node.uuid: {name: 1}},
+        consumer_type=CONSUMER_TYPE)
+    plan = engine_allocations.resolve(context, [request],
+                                      'Unable to claim node: ')
+    engine_allocations.write(context, plan, ids)
+
+
+_HELD = sa.select(_ALLOC.c.resource_provider_id).where(
+    _ALLOC.c.consumer_id == sa.bindparam('consumer'))
+
+
+def release(context, allocation_uuid):
+    """Remove the claim of the bare-metal allocation ``allocation_uuid``
+    (none under the database back end: nothing happens), in the
+    caller's transaction. The providers it held are bumped, so that a
+    Placement client's view of them moves on."""
+    held = sorted(set(context.session.execute(
+        _HELD, {'consumer': allocation_uuid}).scalars()))
+    if not held:
+        return
+    context.session.execute(
+        _ALLOC.delete().where(_ALLOC.c.consumer_id == allocation_uuid))
+    context.session.execute(
+        _CONSUMER.delete().where(_CONSUMER.c.uuid == allocation_uuid))
+    now = timeutils.utcnow()
+    for rp_id in held:
+        context.session.execute(_BUMP, {'rp_id': rp_id, 'now': now})
