@@ -70,12 +70,13 @@ class Allocation(base.AllocsvcObject):
 
     @classmethod
     def backfill(cls, context, values, node_id, conductor_id,
-                 locked_by=None):
+                 locked_by=None, claim=None):
         """Insert an allocation from ``values`` and bind it to the
         (deployed) node ``node_id`` in one transaction; see
         ``allocsvc.db.baremetal.allocations.backfill``."""
         return cls._from_record(context, db_allocations.backfill(
-            context, values, node_id, conductor_id, locked_by=locked_by))
+            context, values, node_id, conductor_id, locked_by=locked_by,
+            claim=claim))
 
     def create(self, context=None):
         """Insert the fields set so far; the state is the initial one."""

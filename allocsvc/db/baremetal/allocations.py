@@ -30,6 +30,7 @@ from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import exception
 from allocsvc.db.baremetal import paging
 from allocsvc.db import models
+from allocsvc.placement import node_providers
 
 _ALLOC = models.baremetal_allocations
 _NODE = models.nodes
@@ -296,7 +297,7 @@ def _transition_record(context, allocation_id, event, conductor_id, values,
 @db_api.retry_on_deadlock
 @db_api.writer
 def bind(context, allocation_id, node_id, conductor_id, locked_by=None,
-         backfill=False):
+         backfill=False, claim=None):
     """Give the node to the allocation, in one transaction: the node gets
     ``instance_uuid`` = the allocation's UUID, ``allocation_id`` and
     ``instance_info['traits']`` = the requested traits; the allocation
@@ -312,14 +313,18 @@ def bind(context, allocation_id, node_id, conductor_id, locked_by=None,
     * the allocation must still be ``allocating`` and owned by
       ``conductor_id`` -- AllocationAffinityLost / InvalidTransition.
 
+    The node's unit in the engine is claimed with ``claim(context,
+    allocation, node)`` (the placement back end's), or reserved.
+
     Nodes are written before allocations here as everywhere, so two
     transactions never wait on each other in opposite orders.
     """
     return _bind(context, allocation_id, node_id, conductor_id, locked_by,
-                 backfill)
+                 backfill, claim=claim)
 
 
-def bind_locked(context, allocation, node, conductor_id, host):
+def bind_locked(context, allocation, node, conductor_id, host, claim=None,
+                provider=None):
     """``bind`` inside the caller's transaction, for the allocation
     algorithm: ``allocation`` is the ``allocating`` record it started
     from and ``node`` the node it read, in this transaction, under
@@ -328,10 +333,16 @@ def bind_locked(context, allocation, node, conductor_id, host):
     read again, before or after: the writes are conditional on what they
     relied on (the allocation still ``allocating`` and owned by
     ``conductor_id``; the node free and locked by ``host``), and the
-    allocation returned is ``allocation`` as they changed it."""
+    allocation returned is ``allocation`` as they changed it.
+
+    The node's resource provider follows (``_mirror``): ``claim(context,
+    allocation, node)``, the placement back end's, takes the node's unit
+    in the engine; without one (the database back end) the unit is
+    reserved. The caller bumped the provider first: ``provider`` is what
+    ``node_providers.lock`` returned."""
     return _bind(context, allocation.id, node.id, conductor_id, host,
                  backfill=False, allocation=allocation, node=node,
-                 release=True)
+                 release=True, claim=claim, provider=provider)
 
 
 @functools.lru_cache(maxsize=None)
@@ -359,15 +370,14 @@ def _bind_node_statement(backfill, locked):
 
 
 def _bind(context, allocation_id, node_id, conductor_id, locked_by,
-          backfill, allocation=None, node=None, release=False):
+          backfill, allocation=None, node=None, release=False, claim=None,
+          provider=None):
     given = allocation
     if allocation is None:
         allocation = get_in_transaction(context, allocation_id)
     if node is None:
         node = context.session.execute(
-            sa.select(_NODE.c.uuid, _NODE.c.instance_uuid,
-                      _NODE.c.instance_info)
-            .where(_NODE.c.id == node_id)).first()
+            _select_node, {'node_id': node_id}).first()
     if node is None:
         raise exception.NodeNotFound(node_id)
     if node.instance_uuid not in (None, allocation.uuid) or (
@@ -392,15 +402,36 @@ def _bind(context, allocation_id, node_id, conductor_id, locked_by,
     if result.rowcount != 1:
         raise exception.NodeNotAvailable(
             node.uuid, 'it changed since it was chosen')
-    return _transition_record(context, allocation_id, states.SUCCESS,
-                              conductor_id,
-                              {'node_id': node_id, 'last_error': None},
-                              given, node_uuid=node.uuid)
+    bound = _transition_record(context, allocation_id, states.SUCCESS,
+                               conductor_id,
+                               {'node_id': node_id, 'last_error': None},
+                               given, node_uuid=node.uuid)
+    _mirror(context, allocation, node, claim, provider)
+    return bound
+
+
+# The columns of a node its binding and its resource provider need.
+_select_node = sa.select(
+    _NODE.c.id, _NODE.c.uuid, _NODE.c.instance_uuid, _NODE.c.instance_info,
+    _NODE.c.resource_class, _NODE.c.provision_state, _NODE.c.maintenance,
+    _NODE.c.power_state, _NODE.c.allocation_id,
+).where(_NODE.c.id == sa.bindparam('node_id'))
+
+
+def _mirror(context, allocation, node, claim, provider):
+    """The node was just bound to ``allocation``: its unit is claimed
+    (``claim``) or, without a claim, reserved. ``provider``: the node's
+    provider as ``node_providers.lock`` left it, if it was locked."""
+    if claim is not None:
+        claim(context, allocation, node)
+    else:
+        node_providers.sync(context, node, free=False, locked=provider)
 
 
 @db_api.retry_on_deadlock
 @db_api.writer
-def backfill(context, values, node_id, conductor_id, locked_by=None):
+def backfill(context, values, node_id, conductor_id, locked_by=None,
+             claim=None):
     """Record an allocation for a node that is already deployed: insert
     it from ``values`` (as ``create_allocation``), owned by
     ``conductor_id``, and bind it to node ``node_id`` (as ``bind`` with
@@ -409,7 +440,7 @@ def backfill(context, values, node_id, conductor_id, locked_by=None):
     allocation = _insert(context, dict(values,
                                        conductor_affinity=conductor_id))
     return _bind(context, allocation.id, node_id, conductor_id, locked_by,
-                 backfill=True)
+                 backfill=True, claim=claim)
 
 
 @db_api.retry_on_deadlock
@@ -439,6 +470,14 @@ def destroy_allocation(context, allocation_id, conductor_id=ANY):
             raise exception.AllocationNotFound(allocation.uuid)
         raise exception.AllocationAffinityLost(allocation.uuid,
                                                conductor_id)
+    # The node's unit: the claim goes, or the reservation (the node is
+    # free again unless its state says otherwise).
+    node_providers.release(context, allocation.uuid)
+    if allocation.node_id is not None:
+        node = context.session.execute(
+            _select_node, {'node_id': allocation.node_id}).first()
+        if node is not None:
+            node_providers.sync(context, node)
 
 
 # -- ownership and take-over -------------------------------------------------

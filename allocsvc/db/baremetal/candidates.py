@@ -15,6 +15,8 @@ from allocsvc.db import models
 
 _NODE = models.nodes
 _TRAIT = models.node_traits
+_RP = models.resource_providers
+_PLACEMENT_ALLOC = models.allocations
 
 
 @functools.lru_cache(maxsize=None)
@@ -28,6 +30,10 @@ def _statement(with_candidates, with_owner, with_traits, first_only=False):
       AND nodes.maintenance = false
       AND nodes.power_state IS NOT NULL
       AND nodes.instance_uuid IS NULL AND nodes.allocation_id IS NULL
+      AND NOT EXISTS (SELECT 1 FROM allocations
+                      JOIN resource_providers rp
+                        ON rp.id = allocations.resource_provider_id
+                      WHERE rp.uuid = nodes.uuid)
       [AND nodes.uuid IN (:candidates)]
       [AND (nodes.owner = :owner OR nodes.lessee = :owner)]
       [AND nodes.id IN (SELECT node_traits.node_id FROM node_traits
@@ -42,7 +48,11 @@ def _statement(with_candidates, with_owner, with_traits, first_only=False):
         _NODE.c.maintenance == sa.false(),
         _NODE.c.power_state.is_not(None),
         _NODE.c.instance_uuid.is_(None),
-        _NODE.c.allocation_id.is_(None))
+        _NODE.c.allocation_id.is_(None),
+        # No Placement consumer holds the node's unit.
+        ~sa.exists().select_from(_PLACEMENT_ALLOC.join(
+            _RP, _RP.c.id == _PLACEMENT_ALLOC.c.resource_provider_id))
+        .where(_RP.c.uuid == _NODE.c.uuid))
     if with_candidates:
         query = query.where(_NODE.c.uuid.in_(
             sa.bindparam('candidates', expanding=True)))
@@ -83,7 +93,8 @@ def find_candidates(context, resource_class, traits=None,
                     candidate_uuids=None, owner=None):
     """The nodes an allocation may take: of ``resource_class``,
     ``available``, not in maintenance, with a known power state, with no
-    instance or allocation, among ``candidate_uuids`` if given, owned or
+    instance or allocation, whose resource provider no Placement
+    consumer holds, among ``candidate_uuids`` if given, owned or
     leased by ``owner`` if given, and having every trait of ``traits``.
 
     Nodes locked by a conductor are included: the lock is what the caller

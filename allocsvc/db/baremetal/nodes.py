@@ -22,6 +22,7 @@ from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import exception
 from allocsvc.db.baremetal import paging
 from allocsvc.db import models
+from allocsvc.placement import node_providers
 
 _NODE = models.nodes
 _TRAIT = models.node_traits
@@ -104,6 +105,11 @@ def _one(context, column, ident, with_traits=True):
     if not with_traits:
         return Node(row)
     return Node(row, _traits_of(context, [row.id])[row.id])
+
+
+def _with_traits(context, node):
+    node.traits = sorted(_traits_of(context, [node.id])[node.id])
+    return node
 
 
 def get_in_transaction(context, node_id, with_traits=True):
@@ -245,7 +251,9 @@ def create_node(context, values):
         raise _duplicate(exc, values)
     node_id = result.inserted_primary_key[0]
     _insert_traits(context, node_id, set(traits))
-    return get_in_transaction(context, node_id)
+    node = get_in_transaction(context, node_id)
+    node_providers.sync(context, node, traits=node.traits)
+    return node
 
 
 @db_api.retry_on_deadlock
@@ -301,7 +309,9 @@ def update_in_transaction(context, node_id, values, locked_by=None,
             if getattr(node, column) != value:
                 raise NodeChanged(uuid, column)
         raise exception.NodeAssociated(uuid, node.instance_uuid)
-    return get_in_transaction(context, node_id)
+    node = get_in_transaction(context, node_id, with_traits=False)
+    node_providers.sync(context, node)
+    return _with_traits(context, node)
 
 
 @db_api.retry_on_deadlock
@@ -313,8 +323,13 @@ def destroy_node(context, node_id):
 
 
 def destroy_in_transaction(context, node_id):
-    """``destroy_node`` inside a caller's transaction."""
-    get_in_transaction(context, node_id)
+    """``destroy_node`` inside a caller's transaction; the node's
+    resource provider goes too (``node_providers.delete``)."""
+    node = get_in_transaction(context, node_id, with_traits=False)
+    allocation_uuids = context.session.execute(
+        sa.select(_ALLOC.c.uuid).where(_ALLOC.c.node_id == node_id)
+    ).scalars().all()
+    node_providers.delete(context, node.uuid, allocation_uuids)
     # The node points at its allocation and the allocation at the node:
     # unlink first, then delete the allocation rows, then the node.
     context.session.execute(
@@ -361,7 +376,14 @@ def set_traits(context, node_id, traits):
         raise exception.TooManyTraits(uuid, MAX_TRAITS_PER_NODE)
     context.session.execute(_TRAIT.delete().where(_TRAIT.c.node_id == node_id))
     _insert_traits(context, node_id, traits)
+    _sync_traits(context, node_id)
     return sorted(traits)
+
+
+def _sync_traits(context, node_id):
+    """The node's traits changed: so do its provider's."""
+    node = get_in_transaction(context, node_id)
+    node_providers.sync(context, node, traits=node.traits)
 
 
 @db_api.retry_on_deadlock
@@ -382,6 +404,7 @@ def add_trait(context, node_id, trait):
         # MariaDB a deadlock rolls the savepoint back with the whole
         # transaction, and must reach the retry as the deadlock it is.)
         raise db_exc.RetryRequest(exc)
+    _sync_traits(context, node_id)
 
 
 @db_api.retry_on_deadlock
@@ -395,6 +418,7 @@ def remove_trait(context, node_id, trait):
                               _TRAIT.c.trait == trait))
     if result.rowcount != 1:
         raise exception.NodeTraitNotFound(uuid, trait)
+    _sync_traits(context, node_id)
 
 
 @db_api.retry_on_deadlock
@@ -402,3 +426,4 @@ def remove_trait(context, node_id, trait):
 def remove_all_traits(context, node_id):
     _node_uuid(context, node_id)
     context.session.execute(_TRAIT.delete().where(_TRAIT.c.node_id == node_id))
+    _sync_traits(context, node_id)

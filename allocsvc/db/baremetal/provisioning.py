@@ -24,6 +24,7 @@ from allocsvc.db.baremetal import exception
 from allocsvc.db.baremetal import locking
 from allocsvc.db.baremetal import nodes
 from allocsvc.db import models
+from allocsvc.placement import node_providers
 
 _NODE = models.nodes
 _ALLOC = models.baremetal_allocations
@@ -124,8 +125,14 @@ def create_node(context, values, legacy=False):
 
 
 def _drop_allocation(context, node):
-    """Delete the node's allocation, inside the caller's transaction;
-    the node is unlinked first (it refers to the allocation)."""
+    """Delete the node's allocation and its claim, inside the caller's
+    transaction; the node is unlinked first (it refers to the
+    allocation). The caller's node write then syncs the provider."""
+    uuid = context.session.execute(
+        sa.select(_ALLOC.c.uuid).where(_ALLOC.c.id == node.allocation_id)
+    ).scalar()
+    if uuid is not None:
+        node_providers.release(context, uuid)
     context.session.execute(
         _NODE.update().where(_NODE.c.id == node.id)
         .values(allocation_id=None))
