@@ -124,6 +124,21 @@ placement_opts = [
 
 
 conductor_opts = [
+    cfg.StrOpt(
+        'allocation_backend', default='database',
+        choices=[('database', 'Find free nodes in the nodes table, as '
+                              'Ironic does; a bound node has the unit of '
+                              'its resource provider reserved.'),
+                 ('placement', 'Find nodes through the Placement engine\'s '
+                               'allocation candidates and bind one by '
+                               'claiming its unit for a consumer that is '
+                               'the allocation, in the same transaction.')],
+        help='How conductors allocate nodes. Either way every node is a '
+             'resource provider of the Placement API (uuid and name the '
+             'node\'s, one unit of CUSTOM_<resource class>, the node\'s '
+             'traits), and no node is ever held by a bare-metal allocation '
+             'and another Placement consumer at once. Every conductor of a '
+             'deployment must use the same back end.'),
     cfg.IntOpt(
         'workers_pool_size', default=16, min=1,
         help='How many threads of a conductor run allocations at once.'),

@@ -5,15 +5,19 @@ owns:
 
 1. ``_load_with_candidates`` (one reader transaction): the allocation
    -- stop if it is gone, final, or owned by another conductor now --
-   and the nodes it may take, traits matched in SQL; none -> error,
-   saying why (Ironic's words).
+   and the nodes it may take, from the ``backend``
+   (``allocsvc.conductor.backends``: the nodes table, or the Placement
+   engine's candidates); none -> error, saying why (Ironic's words).
 2. ``order_candidates``: shuffled (so that concurrent allocations spread
    over the nodes), the node named like the allocation first.
 3. ``_reserve``: node by node (``_reserve_one``), take its lock without
    waiting (one transaction); then, in a second one
-   (``_check_and_bind``), re-check it under the lock (``unsuitable``)
-   and bind it -- conditional on the lock and on this conductor still
-   owning the allocation -- giving the lock back in the same write.
+   (``_check_and_bind``), which first takes the row lock of the node's
+   resource provider (``node_providers.lock``), re-check it under the
+   lock (``unsuitable``; also unsuitable: a provider another Placement
+   consumer holds) and bind it -- conditional on the lock and on this
+   conductor still owning the allocation -- giving the lock back in the
+   same write, and claiming or reserving the node's unit in the engine.
    Nodes that were locked are tried again, ``retry_attempts`` more times
    after waits growing up to ``retry_interval`` (``retry_wait``); then
    error.
@@ -41,13 +45,15 @@ from oslo_log import log as logging
 from oslo_utils import uuidutils
 
 from allocsvc import objects
+from allocsvc.common import exception as common_exception
 from allocsvc.common import states
+from allocsvc.conductor import backends
 from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import allocations as db_allocations
-from allocsvc.db.baremetal import candidates as db_candidates
 from allocsvc.db.baremetal import exception
 from allocsvc.db.baremetal import locking
 from allocsvc.db.baremetal import nodes
+from allocsvc.placement import node_providers
 
 LOG = logging.getLogger(__name__)
 
@@ -84,10 +90,13 @@ def order_candidates(candidates, name=None, rng=random):
     return ordered
 
 
-def unsuitable(node, allocation):
+def unsuitable(node, allocation, held=0):
     """Why ``node`` (read under its lock) cannot take ``allocation`` any
     more, or None if it still can: the candidate query's conditions,
-    checked again now that nobody else can change the node."""
+    checked again now that nobody else can change the node. ``held``:
+    how many Placement allocations its resource provider has."""
+    if held:
+        return 'its resource provider is held by a Placement consumer'
     if node.resource_class != allocation.resource_class:
         return 'its resource class is now %s' % node.resource_class
     if node.provision_state != states.AVAILABLE:
@@ -132,13 +141,17 @@ def unexpected_message(exc):
 # -- the algorithm -----------------------------------------------------------
 
 def allocate(context, allocation_id, host, conductor_id, retry_attempts=3,
-             retry_interval=1.0, rng=random, sleep=time.sleep):
+             retry_interval=1.0, rng=random, sleep=time.sleep,
+             backend=None):
     """Finish allocation ``allocation_id`` as conductor ``conductor_id``
-    (whose host name ``host`` goes into the node locks). Returns the
-    allocation record as written, or None if nothing was written."""
+    (whose host name ``host`` goes into the node locks), finding and
+    binding nodes through ``backend`` (default: the database's).
+    Returns the allocation record as written, or None if nothing was
+    written."""
+    backend = backend or backends.Database()
     try:
         allocation, candidates, why_none = _load_with_candidates(
-            context, allocation_id, conductor_id)
+            context, allocation_id, conductor_id, backend)
     except _Stop as stop:
         LOG.debug('Allocation %s: nothing to do (%s)', allocation_id, stop)
         return None
@@ -155,8 +168,9 @@ def allocate(context, allocation_id, host, conductor_id, retry_attempts=3,
         if not candidates:
             raise _Failure(why_none)
         ordered = order_candidates(candidates, allocation.name, rng)
+        claim = backend.claimer(context, allocation)
         return _reserve(context, allocation, ordered, host, conductor_id,
-                        retry_attempts, retry_interval, sleep)
+                        retry_attempts, retry_interval, sleep, claim)
     except _Stop as stop:
         LOG.info('Allocation %s: stopped, %s', allocation.uuid, stop)
         return None
@@ -184,25 +198,17 @@ def _load(context, allocation_id, conductor_id):
     return allocation
 
 
-def _candidate_args(context, allocation):
-    return (context, allocation.resource_class, allocation.traits,
-            allocation.candidate_nodes, allocation.owner)
-
-
 @db_api.reader
-def _load_with_candidates(context, allocation_id, conductor_id):
+def _load_with_candidates(context, allocation_id, conductor_id, backend):
     """The allocation (``_load``), its candidate nodes and, if there are
     none, why (Ironic's words), in one reader transaction."""
     allocation = _load(context, allocation_id, conductor_id)
-    args = _candidate_args(context, allocation)
-    candidates = db_candidates.find_candidates(*args)
-    why_none = None if candidates else \
-        db_candidates.explain_no_candidates(*args)
+    candidates, why_none = backends.find(context, backend, allocation)
     return allocation, candidates, why_none
 
 
 def _reserve(context, allocation, candidates, host, conductor_id,
-             retry_attempts, retry_interval, sleep):
+             retry_attempts, retry_interval, sleep, claim=None):
     """Bind the first candidate that can be locked and still fits;
     return the allocation bound. Locked ones get ``retry_attempts`` more
     passes (see ``retry_wait``)."""
@@ -216,7 +222,7 @@ def _reserve(context, allocation, candidates, host, conductor_id,
         locked = []
         for candidate in pending:
             outcome, bound = _reserve_one(context, allocation, candidate,
-                                          host, conductor_id)
+                                          host, conductor_id, claim)
             if outcome == BOUND:
                 LOG.info('Allocation %s: node %s', allocation.uuid,
                          candidate.uuid)
@@ -230,7 +236,8 @@ def _reserve(context, allocation, candidates, host, conductor_id,
                    % len(candidates))
 
 
-def _reserve_one(context, allocation, candidate, host, conductor_id):
+def _reserve_one(context, allocation, candidate, host, conductor_id,
+                 claim=None):
     """Lock, re-check and bind one node: ``(outcome, allocation bound or
     None)``. Two transactions: the lock, then the re-check under it and
     the bind, which gives the lock back as it commits (or, if the node
@@ -243,24 +250,41 @@ def _reserve_one(context, allocation, candidate, host, conductor_id):
     except (exception.NodeNotAvailable, exception.NodeNotFound):
         return UNSUITABLE, None
     try:
-        return _check_and_bind(context, allocation, candidate.id, host,
-                               conductor_id)
+        return _check_and_bind(context, allocation, candidate, host,
+                               conductor_id, claim)
     except exception.NodeNotLocked:
         # Someone broke our lock meanwhile (we were taken for dead) and
         # nothing was written: leave the node to them.
         return UNSUITABLE, None
+    except common_exception.Conflict as exc:
+        # The engine refused the claim (rolled back with the bind): the
+        # node's unit is not to be had after all.
+        LOG.info('Allocation %s: node %s: %s', allocation.uuid,
+                 candidate.uuid, exc)
+        _give_back(context, candidate.id, host)
+        return UNSUITABLE, None
     except BaseException:
         # Rolled back: the lock is still ours to give back.
-        try:
-            locking.release(context, candidate.id, host)
-        except (exception.NodeNotLocked, exception.NodeNotFound):
-            pass  # the first exception is the one to report
+        _give_back(context, candidate.id, host)
         raise
+
+
+def _give_back(context, node_id, host):
+    try:
+        locking.release(context, node_id, host)
+    except (exception.NodeNotLocked, exception.NodeNotFound):
+        pass  # the first exception is the one to report
 
 
 @db_api.retry_on_deadlock
 @db_api.writer
-def _check_and_bind(context, allocation, node_id, host, conductor_id):
+def _check_and_bind(context, allocation, candidate, host, conductor_id,
+                    claim=None):
+    node_id = candidate.id
+    # First, before any read: the provider's row lock, so that its usage
+    # is read as the latest Placement write left it.
+    provider = node_providers.lock(context, candidate.uuid)
+    held = provider.used if provider is not None else 0
     try:
         # The node's traits only matter if the allocation asks for some.
         node = nodes.get_in_transaction(
@@ -272,7 +296,7 @@ def _check_and_bind(context, allocation, node_id, host, conductor_id):
         LOG.debug('Allocation %s: lost the lock of node %s to %s',
                   allocation.uuid, node.uuid, node.reservation)
         return UNSUITABLE, None
-    reason = unsuitable(node, allocation)
+    reason = unsuitable(node, allocation, held)
     if reason is not None:
         LOG.debug('Allocation %s: skipping node %s: %s',
                   allocation.uuid, node.uuid, reason)
@@ -280,7 +304,8 @@ def _check_and_bind(context, allocation, node_id, host, conductor_id):
         return UNSUITABLE, None
     try:
         bound = db_allocations.bind_locked(context, allocation, node,
-                                           conductor_id, host)
+                                           conductor_id, host, claim,
+                                           provider)
     except (exception.NodeNotAvailable, exception.NodeAssociated,
             exception.NodeNotFound) as exc:
         LOG.debug('Allocation %s: node %s: %s', allocation.uuid, node.uuid,
@@ -313,6 +338,14 @@ def _fail(context, allocation, conductor_id, last_error):
 
 # -- backfill ----------------------------------------------------------------
 
+class _Values:
+    """An allocation's ``values`` as the back ends read a record."""
+
+    def __init__(self, values):
+        self.uuid = values['uuid']
+        self.owner = values.get('owner')
+
+
 def backfill_mismatch(node, values):
     """Why an allocation with ``values`` cannot describe the deployed
     ``node``, or None."""
@@ -336,7 +369,7 @@ def backfill_mismatch(node, values):
 
 
 def backfill(context, values, node_id, host, conductor_id,
-             retry_attempts=3, retry_interval=1.0):
+             retry_attempts=3, retry_interval=1.0, backend=None):
     """Record an ``active`` allocation from ``values`` for the deployed
     node ``node_id``, under the node's lock; return it as an
     ``objects.Allocation``. On any failure nothing is written:
@@ -348,8 +381,11 @@ def backfill(context, values, node_id, host, conductor_id,
       instance;
     * AllocationAlreadyExists / AllocationDuplicateName (409);
     * NodeLocked (409) if the lock cannot be had after the retries;
-      NodeNotFound (404).
+      NodeNotFound (404);
+    * with the placement ``backend``, the engine's Conflict (409) when
+      another consumer holds the node's unit.
     """
+    backend = backend or backends.Database()
     values = dict(values)
     if not values.get('uuid'):
         values['uuid'] = uuidutils.generate_uuid()
@@ -370,8 +406,10 @@ def backfill(context, values, node_id, host, conductor_id,
             if node.instance_uuid not in (None, values['uuid']):
                 raise exception.NodeAssociated(node.uuid,
                                                node.instance_uuid)
+            claim = backend.claimer(context, _Values(values))
             result = objects.Allocation.backfill(
-                context, values, node.id, conductor_id, locked_by=host)
+                context, values, node.id, conductor_id, locked_by=host,
+                claim=claim)
     except exception.NodeNotLocked:
         if result is None:
             raise

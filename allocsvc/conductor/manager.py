@@ -30,6 +30,7 @@ from allocsvc import objects
 from allocsvc.common import context as ctx
 from allocsvc.common import rpc
 from allocsvc.conductor import allocations
+from allocsvc.conductor import backends
 from allocsvc.db.baremetal import allocations as db_allocations
 
 LOG = logging.getLogger(__name__)
@@ -59,6 +60,7 @@ class ConductorManager:
         self.conf = conf
         self.host = host
         self.conductor_id = conductor_id
+        self.backend = backends.from_conf(conf)
         options = conf.conductor
         self._capacity = (options.workers_pool_size +
                           options.workers_pool_backlog)
@@ -98,7 +100,7 @@ class ConductorManager:
         return allocations.backfill(
             _worker_context(context), values, node_id, self.host,
             self.conductor_id, options.node_locked_retry_attempts,
-            options.node_locked_retry_interval)
+            options.node_locked_retry_interval, backend=self.backend)
 
     # -- the pool ------------------------------------------------------------
 
@@ -132,7 +134,8 @@ class ConductorManager:
             allocations.allocate(
                 context, allocation_id, self.host, self.conductor_id,
                 retry_attempts=options.node_locked_retry_attempts,
-                retry_interval=options.node_locked_retry_interval)
+                retry_interval=options.node_locked_retry_interval,
+                backend=self.backend)
         except Exception:
             # allocate() records failures itself; this is an outage
             # while even that failed. The periodic check retries.

@@ -1,0 +1,153 @@
+"""Where the allocation algorithm finds nodes, and what binding one
+writes besides the node and the allocation: ``[conductor]
+allocation_backend``.
+
+``database`` (Ironic's way): the candidates are the free nodes of the
+``nodes`` table (``allocsvc.db.baremetal.candidates``); a bound node's
+resource provider gets its unit reserved.
+
+``placement`` (the back end Ironic's allocation spec planned): the
+candidates come from the Placement engine's allocation candidates --
+``CUSTOM_<RC>:1`` with the allocation's traits required -- among the
+providers of the nodes the allocation may take (its candidate nodes,
+its owner's nodes); binding a node claims its unit in the engine, for a
+consumer that is the allocation (``node_providers.claim``), in the
+transaction that binds the node.
+
+Both return candidate rows of ``(id, uuid, name)``, and both explain an
+empty answer in Ironic's words.
+"""
+
+import functools
+
+import sqlalchemy as sa
+
+from allocsvc.common import exception
+from allocsvc.db import api as db_api
+from allocsvc.db.baremetal import candidates as db_candidates
+from allocsvc.db import models
+from allocsvc.placement import candidates as engine_candidates
+from allocsvc.placement.candidates import request as engine_request
+from allocsvc.placement import consumers as engine_consumers
+from allocsvc.placement import node_providers
+
+DATABASE = 'database'
+PLACEMENT = 'placement'
+NAMES = (DATABASE, PLACEMENT)
+
+_NODE = models.nodes
+
+
+class Database:
+    """Candidates from the nodes table; no claim."""
+
+    name = DATABASE
+
+    def candidates(self, context, allocation):
+        return db_candidates.find_candidates(
+            context, allocation.resource_class, allocation.traits,
+            allocation.candidate_nodes, allocation.owner)
+
+    def claimer(self, context, allocation):
+        """What binding a node for ``allocation`` claims: nothing."""
+        return None
+
+
+class Placement:
+    """Candidates from the engine; binding claims the node's unit for a
+    consumer of project ``allocation.owner`` (or, without an owner,
+    ``default_project``) and user ``default_user``."""
+
+    name = PLACEMENT
+
+    def __init__(self, default_project, default_user):
+        self.default_project = default_project
+        self.default_user = default_user
+
+    def candidates(self, context, allocation):
+        name = node_providers.resource_class(allocation.resource_class)
+        group = engine_request.RequestGroup('')
+        group.resources = {name: 1}
+        group.required = [frozenset([trait])
+                          for trait in sorted(set(allocation.traits))]
+        among = None
+        if allocation.candidate_nodes or allocation.owner:
+            among = _allowed(context, allocation.candidate_nodes,
+                             allocation.owner)
+            if not among:
+                return []
+        try:
+            found = engine_candidates.find(
+                context, {'': group}, engine_request.RequestWide(),
+                randomize=True, among=among, summaries=False)
+        except exception.BadRequest:
+            # A class or trait Placement has never heard of: no node has
+            # it.
+            return []
+        uuids = [next(iter(c.allocations)) for c in
+                 found.allocation_requests]
+        return _nodes_by_uuid(context, uuids)
+
+    def claimer(self, context, allocation):
+        project = allocation.owner or self.default_project
+        user = self.default_user
+        ids = engine_consumers.intern_ids(
+            context, [project], [user], [node_providers.CONSUMER_TYPE])
+
+        def claim(context, allocation, node):
+            node_providers.claim(context, allocation.uuid, node, ids,
+                                 project, user)
+        return claim
+
+
+def _allowed(context, candidate_nodes, owner):
+    """The UUIDs of the nodes an allocation with ``candidate_nodes``
+    (UUIDs) and ``owner`` may take, of those two rules alone."""
+    query = sa.select(_NODE.c.uuid)
+    if candidate_nodes:
+        query = query.where(_NODE.c.uuid.in_(sorted(candidate_nodes)))
+    if owner:
+        query = query.where(sa.or_(_NODE.c.owner == owner,
+                                   _NODE.c.lessee == owner))
+    return frozenset(context.session.execute(query).scalars())
+
+
+_BY_UUID = sa.select(_NODE.c.id, _NODE.c.uuid, _NODE.c.name).where(
+    _NODE.c.uuid.in_(sa.bindparam('uuids', expanding=True)))
+
+
+def _nodes_by_uuid(context, uuids):
+    """The candidate rows of the nodes ``uuids``, in that order."""
+    if not uuids:
+        return []
+    rows = {row.uuid: row for row in context.session.execute(
+        _BY_UUID, {'uuids': uuids})}
+    return [rows[uuid] for uuid in uuids if uuid in rows]
+
+
+def explain(context, allocation):
+    """Why no node fits ``allocation``, in Ironic's words."""
+    return db_candidates.explain_no_candidates(
+        context, allocation.resource_class, allocation.traits,
+        allocation.candidate_nodes, allocation.owner)
+
+
+@functools.lru_cache(maxsize=None)
+def _database():
+    return Database()
+
+
+def from_conf(conf):
+    """The back end ``conf`` chooses."""
+    if conf.conductor.allocation_backend == PLACEMENT:
+        return Placement(conf.placement.incomplete_consumer_project_id,
+                         conf.placement.incomplete_consumer_user_id)
+    return _database()
+
+
+@db_api.reader
+def find(context, backend, allocation):
+    """``backend``'s candidates for ``allocation`` and, if there are
+    none, why (one reader transaction)."""
+    candidates = backend.candidates(context, allocation)
+    return candidates, (None if candidates else explain(context, allocation))
