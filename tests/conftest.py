@@ -3,6 +3,7 @@
 import pytest
 
 from allocsvc.common import config
+from allocsvc.conductor import backends as allocation_backends
 from tests import backends
 
 _databases = {}
@@ -42,6 +43,13 @@ def database(request):
     db = get_database(request.param)
     db.clean()
     return db
+
+
+@pytest.fixture(params=allocation_backends.NAMES)
+def allocation_backend(request):
+    """Each test using this runs once per ``[conductor]
+    allocation_backend``."""
+    return request.param
 
 
 def make_conf(**api_overrides):

@@ -71,6 +71,13 @@ class Harness:
         self.services = []
         self.tag = uuid.uuid4().hex[:6]
 
+    def make_conf(self, **conductor):
+        """A configuration like this harness's (same allocation back
+        end) with other ``[conductor]`` settings."""
+        conductor.setdefault('allocation_backend',
+                             self.conf.conductor.allocation_backend)
+        return make_conf(**conductor)
+
     def host(self, name):
         """A host name of this test's own."""
         return '%s-%s' % (name, self.tag)

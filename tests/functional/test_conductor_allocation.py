@@ -1,6 +1,7 @@
 """The allocation algorithm end to end: an allocation written as the API
 writes it, cast over the fake:// transport to a real conductor service,
-finished in its worker pool; on SQLite, MariaDB and PostgreSQL.
+finished in its worker pool; on SQLite, MariaDB and PostgreSQL, with
+each allocation back end (database and placement).
 
 Scenarios:
 
@@ -26,8 +27,8 @@ import pytest
 
 from allocsvc.common import states
 from allocsvc.conductor import allocations
+from allocsvc.conductor import backends
 from allocsvc.db.baremetal import allocations as db_allocations
-from allocsvc.db.baremetal import candidates as db_candidates
 from allocsvc.db.baremetal import conductors
 from allocsvc.db.baremetal import exception
 from allocsvc.db.baremetal import locking
@@ -36,8 +37,9 @@ from tests.functional import conductor_harness
 
 
 @pytest.fixture
-def harness(database):
-    harness = conductor_harness.Harness()
+def harness(database, allocation_backend):
+    harness = conductor_harness.Harness(conductor_harness.make_conf(
+        allocation_backend=allocation_backend))
     harness.conductor = harness.start_conductor()
     yield harness
     harness.stop()
@@ -156,7 +158,8 @@ def _run(harness, allocation, sleep, attempts=2):
     svc = harness.conductor
     return allocations.allocate(
         harness.context, allocation.id, svc.host, svc.conductor_id,
-        retry_attempts=attempts, retry_interval=0, sleep=sleep)
+        retry_attempts=attempts, retry_interval=0, sleep=sleep,
+        backend=backends.from_conf(harness.conf))
 
 
 def test_returns_the_allocation_as_bound(harness):
@@ -307,7 +310,7 @@ def test_unexpected_exception_is_an_error(harness, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError('the database caught fire')
 
-    monkeypatch.setattr(db_candidates, 'find_candidates', broken)
+    monkeypatch.setattr(backends, 'find', broken)
     final = harness.final(harness.allocate().id)
     assert final.state == states.ERROR
     assert final.last_error == ('Unexpected exception during allocation: '

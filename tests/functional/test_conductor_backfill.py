@@ -34,9 +34,9 @@ OTHER = '5f7d2f0a-8b4e-4d47-9a55-6b1bb7f6c7e2'
 
 
 @pytest.fixture
-def harness(database):
+def harness(database, allocation_backend):
     harness = conductor_harness.Harness(conductor_harness.make_conf(
-        node_locked_retry_attempts=1))
+        node_locked_retry_attempts=1, allocation_backend=allocation_backend))
     harness.conductor = harness.start_conductor()
     yield harness
     harness.stop()

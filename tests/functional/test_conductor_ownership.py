@@ -48,8 +48,9 @@ REDIS = 'redis://127.0.0.1:6379'
 
 
 @pytest.fixture
-def harness(database):
-    harness = conductor_harness.Harness()
+def harness(database, allocation_backend):
+    harness = conductor_harness.Harness(conductor_harness.make_conf(
+        allocation_backend=allocation_backend))
     yield harness
     harness.stop()
 
@@ -77,8 +78,8 @@ def _gate(monkeypatch, blocked_ids):
 
 
 def test_pool_full_leaves_it_for_the_check(harness, monkeypatch):
-    conf = conductor_harness.make_conf(workers_pool_size=1,
-                                       workers_pool_backlog=0)
+    conf = harness.make_conf(workers_pool_size=1,
+                             workers_pool_backlog=0)
     svc = harness.start_conductor(conf=conf)
     harness.nodes(2)
     first = harness.write_allocation(svc.conductor_id)
@@ -154,7 +155,7 @@ def test_check_releases_api_locks_left_behind(harness):
 
 
 def test_periodic_check_releases_api_locks(harness):
-    conf = conductor_harness.make_conf(api_lock_timeout=0)
+    conf = harness.make_conf(api_lock_timeout=0)
     svc = harness.start_conductor(conf=conf)
     node = harness.node('n')
     locking.reserve(harness.context, node.id,
@@ -206,7 +207,7 @@ def test_two_conductors_race_for_dead_ones(harness):
 
 
 def test_stuck_under_a_live_conductor_is_taken_over(harness):
-    conf = conductor_harness.make_conf(stuck_allocation_timeout=60)
+    conf = harness.make_conf(stuck_allocation_timeout=60)
     svc = harness.start_conductor(conf=conf)
     live = conductors.register(harness.context, harness.host('live'))
     harness.nodes(1)
@@ -226,7 +227,7 @@ def test_stuck_under_a_live_conductor_is_taken_over(harness):
 
 
 def test_stop_hands_waiting_work_over(harness, monkeypatch):
-    conf = conductor_harness.make_conf(workers_pool_size=1)
+    conf = harness.make_conf(workers_pool_size=1)
     stopping = harness.start_conductor('stopping', conf=conf)
     harness.nodes(3)
     running = harness.write_allocation(stopping.conductor_id)
@@ -255,8 +256,8 @@ def test_stop_hands_waiting_work_over(harness, monkeypatch):
 
 
 def test_timers_heartbeat_and_check(harness):
-    conf = conductor_harness.make_conf(heartbeat_interval=0.1,
-                                       check_allocations_interval=0.1)
+    conf = harness.make_conf(heartbeat_interval=0.1,
+                             check_allocations_interval=0.1)
     gone = conductors.register(harness.context, harness.host('gone'))
     conductors.unregister(harness.context, gone.hostname)
     harness.nodes(1)
@@ -300,7 +301,7 @@ def redis():
 
 
 def test_membership_makes_a_silent_member_dead(harness, redis):
-    conf = conductor_harness.make_conf(coordination_backend_url=redis)
+    conf = harness.make_conf(coordination_backend_url=redis)
     one = harness.start_conductor('one', conf=conf)
     two = harness.start_conductor('two', conf=conf)
     members = one.membership.members()
@@ -323,7 +324,7 @@ def test_membership_makes_a_silent_member_dead(harness, redis):
 
 
 def test_membership_lost_is_joined_again(harness, redis):
-    conf = conductor_harness.make_conf(coordination_backend_url=redis)
+    conf = harness.make_conf(coordination_backend_url=redis)
     svc = harness.start_conductor(conf=conf)
     ghost = conductors.register(harness.context, harness.host('ghost'))
     by_membership = svc.dead_conductors(harness.context)[1]

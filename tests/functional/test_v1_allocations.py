@@ -33,6 +33,7 @@ from allocsvc.api.middleware import auth
 from allocsvc.common import context as context_mod
 from allocsvc.common import policy
 from allocsvc.common import states
+from allocsvc.conductor import backends
 from allocsvc.db.baremetal import allocations as db_allocations
 from allocsvc.db.baremetal import conductors as db_conductors
 from allocsvc.db.baremetal import exception as db_exc
@@ -53,9 +54,10 @@ class FakeConductorAPI:
     conductor's own backfill (allocsvc.conductor.allocations) without
     RPC."""
 
-    def __init__(self):
+    def __init__(self, backend):
         self.casts = []
         self.cast_error = None
+        self.backend = backend
 
     def pick_conductor(self, context):
         alive = [c for c in db_conductors.list_conductors(context, 60)
@@ -74,13 +76,16 @@ class FakeConductorAPI:
         conductor = db_conductors.get(context, hostname)
         return conductor_allocations.backfill(
             context, values, node_id, hostname, conductor.id,
-            retry_attempts=0, retry_interval=0)
+            retry_attempts=0, retry_interval=0, backend=self.backend)
 
 
 class Env:
-    def __init__(self, conf=None, app=None):
+    def __init__(self, conf=None, app=None, backend='database'):
         self.conf = conf or conftest.make_conf()
-        self.rpc = FakeConductorAPI()
+        self.conf.set_override('allocation_backend', backend,
+                               group='conductor')
+        self.backend = backends.from_conf(self.conf)
+        self.rpc = FakeConductorAPI(self.backend)
         self.app = app or api_app.setup_app(self.conf, prepare_db=False,
                                             rpcapi=self.rpc)
         self.ctx = context_mod.get_admin_context()
@@ -116,18 +121,18 @@ class Env:
 
     def bind(self, allocation, node):
         """What a conductor does when it found ``node`` for it."""
+        record = db_allocations.get_by_uuid(self.ctx, allocation['uuid'])
         return db_allocations.bind(
-            self.ctx, db_allocations.get_by_uuid(self.ctx,
-                                                 allocation['uuid']).id,
-            node.id, self.conductor.id)
+            self.ctx, record.id, node.id, self.conductor.id,
+            claim=self.backend.claimer(self.ctx, record))
 
     def rows(self):
         return db_allocations.list_allocations(self.ctx)
 
 
 @pytest.fixture
-def env(database):
-    return Env()
+def env(database, allocation_backend):
+    return Env(backend=allocation_backend)
 
 
 @pytest.fixture

@@ -89,11 +89,12 @@ class Client:
 class Cluster(processes.ProcessGroup):
     """``conductors`` conductor processes + gunicorn API on ``db_url``
     over RabbitMQ; or, with ``db_url=None``, ``allocsvc-all`` on a SQLite
-    file in ``workdir``."""
+    file in ``workdir``; the conductors allocate through ``backend``."""
 
     def __init__(self, workdir, db_url=None, conductors=3, workers=2,
-                 threads=8):
+                 threads=8, backend='database'):
         super().__init__(pathlib.Path(workdir))
+        self.backend = backend
         if db_url is None:
             self._start_embedded()
         else:
@@ -106,7 +107,9 @@ class Cluster(processes.ProcessGroup):
         conf = self.workdir / 'allocsvc.conf'
         conf.write_text('[api]\nport = %d\nplacement_port = 0\n'
                         '[database]\nconnection = sqlite:///%s\n'
-                        % (self.port, self.workdir / 'allocsvc.sqlite'))
+                        '[conductor]\nallocation_backend = %s\n'
+                        % (self.port, self.workdir / 'allocsvc.sqlite',
+                           self.backend))
         self.spawn('all', [str(BIN / 'allocsvc-all'), '--config-file',
                            str(conf)])
 
@@ -123,7 +126,8 @@ class Cluster(processes.ProcessGroup):
                   '[conductor]\nheartbeat_interval = 1\n'
                   'heartbeat_timeout = 10\ncheck_allocations_interval = 1\n'
                   'coordination_backend_url = %s\n'
-                  % (RABBIT, run, db_url, REDIS))
+                  'allocation_backend = %s\n'
+                  % (RABBIT, run, db_url, REDIS, self.backend))
         for i, host in enumerate(self.hosts):
             conf = self.workdir / ('conductor-%d.conf' % i)
             conf.write_text(common.replace(

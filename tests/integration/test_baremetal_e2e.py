@@ -12,6 +12,8 @@ Scenarios:
 * The embedded default (allocsvc-all on SQLite, in-process RPC) with 50
   concurrent clients: no 5xx, no error other than running out of nodes,
   nothing stuck.
+
+Each runs with both allocation back ends (database and placement).
 """
 
 import threading
@@ -54,10 +56,11 @@ def _migrate(url):
 
 
 @pytest.fixture
-def distributed(tmp_path, db_url):
+def distributed(tmp_path, db_url, allocation_backend):
     cluster_mod.require_services('rabbitmq', 'redis')
     _migrate(db_url)
-    cluster = cluster_mod.Cluster(tmp_path, db_url, conductors=3)
+    cluster = cluster_mod.Cluster(tmp_path, db_url, conductors=3,
+                                  backend=allocation_backend)
     yield cluster
     cluster.stop()
 
@@ -80,11 +83,13 @@ def test_three_conductors_50_clients_200_nodes(distributed):
     assert sum(c['alive'] for c in conductors) == 3
 
 
-def test_killed_conductor_work_is_taken_over(tmp_path, request):
+def test_killed_conductor_work_is_taken_over(tmp_path, request,
+                                             allocation_backend):
     cluster_mod.require_services('rabbitmq', 'redis')
     url = _database(request, 'mysql')
     _migrate(url)
-    cluster = cluster_mod.Cluster(tmp_path, url, conductors=3)
+    cluster = cluster_mod.Cluster(tmp_path, url, conductors=3,
+                                  backend=allocation_backend)
     request.addfinalizer(cluster.stop)
     client = cluster.client
     nodes = cluster_mod.enrol(client, NODES, RC)
@@ -110,8 +115,8 @@ def test_killed_conductor_work_is_taken_over(tmp_path, request):
     assert conductors[cluster.hosts[0]] is False
 
 
-def test_embedded_sqlite_50_clients(tmp_path):
-    cluster = cluster_mod.Cluster(tmp_path)
+def test_embedded_sqlite_50_clients(tmp_path, allocation_backend):
+    cluster = cluster_mod.Cluster(tmp_path, backend=allocation_backend)
     try:
         client = cluster.client
         nodes = cluster_mod.enrol(client, 100, RC)

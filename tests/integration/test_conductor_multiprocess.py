@@ -93,8 +93,9 @@ class Conductors(processes.ProcessGroup):
     host, not by exchange, so the unique host names are what keeps
     concurrent runs from consuming each other's messages."""
 
-    def __init__(self, workdir, db_url, count=3):
+    def __init__(self, workdir, db_url, count=3, backend='database'):
         super().__init__(pathlib.Path(workdir))
+        self.backend = backend
         self.tag = uuid.uuid4().hex[:8]
         self.exchange = 'allocsvc_itest_%s' % self.tag
         self.hosts = ['itest-%s-%d' % (self.tag, i) for i in range(count)]
@@ -110,8 +111,9 @@ class Conductors(processes.ProcessGroup):
             '[database]\nconnection = %s\nmax_pool_size = 10\n'
             '[conductor]\nheartbeat_interval = 1\nheartbeat_timeout = %d\n'
             'check_allocations_interval = 1\nnode_locked_retry_interval = '
-            '0.2\ncoordination_backend_url = %s\n'
-            % (host, RABBIT, self.exchange, db_url, HEARTBEAT_TIMEOUT, REDIS))
+            '0.2\ncoordination_backend_url = %s\nallocation_backend = %s\n'
+            % (host, RABBIT, self.exchange, db_url, HEARTBEAT_TIMEOUT, REDIS,
+               self.backend))
 
     def client_conf(self):
         conf = conftest.make_conf()
@@ -134,8 +136,8 @@ class Conductors(processes.ProcessGroup):
 
 
 @pytest.fixture
-def cluster(db, tmp_path):
-    cluster = Conductors(tmp_path, db.url)
+def cluster(db, tmp_path, allocation_backend):
+    cluster = Conductors(tmp_path, db.url, backend=allocation_backend)
     try:
         context = ctx.get_admin_context()
         cluster.wait_alive(context)
