@@ -6,6 +6,9 @@ creating allocations until the nodes run out.
   python benchmarks/baremetal_bench.py --start embedded
   # allocsvc-api (gunicorn) + 3 allocsvc-conductor over RabbitMQ, MariaDB.
   python benchmarks/baremetal_bench.py --start distributed --db mysql
+  # The same with conductors allocating through Placement.
+  python benchmarks/baremetal_bench.py --start distributed --db mysql \
+      --backend placement
   # Any running Ironic-compatible endpoint (noauth).
   python benchmarks/baremetal_bench.py --url http://127.0.0.1:6385
 
@@ -13,8 +16,9 @@ For each node count it enrols the nodes through the API (fake-hardware,
 three resource classes, one rack trait each), times single allocations on
 the idle system, then for each client count frees every node and runs
 the clients; it prints allocations per second, time from POST to active
-(p50/p95), errors, and whether any node ended in two allocations or any
-allocation stayed ``allocating``.
+(p50/p95), errors, whether any node ended in two allocations or any
+allocation stayed ``allocating``, and how many nodes' resource providers
+(Placement API under /placement) disagree with them.
 """
 
 import argparse
@@ -57,6 +61,11 @@ def parse_args(argv):
     p.add_argument('--db', choices=['mysql', 'postgresql'], default='mysql',
                    help='database of --start distributed')
     p.add_argument('--conductors', type=int, default=3)
+    p.add_argument('--backend', choices=baremetal.BACKENDS,
+                   default='database',
+                   help='[conductor] allocation_backend of every conductor '
+                   '(with --url: the one the endpoint\'s conductors use, '
+                   'for the check of the nodes\' resource providers)')
     # One worker process per CPU: the API shares the machine with the
     # conductors, the database and the broker, and on 2 CPUs four
     # workers gave about 20% fewer allocations per second than two.
@@ -117,12 +126,18 @@ def wait_ready(url, procs, conductors, timeout=120):
         timeout, '\n'.join(p.output() for p in procs)))
 
 
-def start_embedded(workdir):
+def conductor_section(backend):
+    """The [conductor] section of a conductor's configuration file."""
+    return '[conductor]\nallocation_backend = %s\n' % backend
+
+
+def start_embedded(workdir, args):
     db = servers.Database('sqlite', workdir, 'baremetal')
     port = servers.free_port()
     conf = workdir / 'allocsvc.conf'
     conf.write_text('[DEFAULT]\ndebug = False\n[database]\nconnection = %s\n'
-                    '[api]\nport = %d\nplacement_port = 0\n' % (db.url, port))
+                    '[api]\nport = %d\nplacement_port = 0\n%s'
+                    % (db.url, port, conductor_section(args.backend)))
     proc = Process('allocsvc-all', [_bin('allocsvc-all'), '--config-file',
                                     str(conf)], workdir)
     url = 'http://127.0.0.1:%d' % port
@@ -146,7 +161,8 @@ def start_distributed(workdir, args):
     for i in range(args.conductors):
         conf = workdir / ('conductor-%d.conf' % i)
         conf.write_text(common.replace(
-            '[DEFAULT]\n', '[DEFAULT]\nhost = bench-conductor-%d\n' % i))
+            '[DEFAULT]\n', '[DEFAULT]\nhost = bench-conductor-%d\n' % i)
+            + conductor_section(args.backend))
         procs.append(Process('conductor-%d' % i, [
             _bin('allocsvc-conductor'), '--config-file', str(conf)],
             workdir))
@@ -174,7 +190,7 @@ def table(results):
     header = ('nodes', 'K', 'allocs', 'allocs/s', 'active p50 ms',
               'active p95 ms', 'seen p95 ms', 'POST p50 ms',
               'bound p50 ms', 'GETs/POST', 'errors', 'exhausted', 'double',
-              'stuck', 'free left')
+              'stuck', 'rp mismatch', 'free left')
     lines = [header]
     for res in results:
         for run in res['runs']:
@@ -185,7 +201,7 @@ def table(results):
                           run['post_p50_ms'], check.get('bound_p50_ms'),
                           run['polls_per_post'], run['errors'],
                           run['exhausted'], check['double_allocated'],
-                          check['stuck'],
+                          check['stuck'], check.get('rp_mismatch'),
                           check['nodes'] - check['allocated_nodes']))
     cells = [[fmt(v) for v in line] for line in lines]
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
@@ -204,6 +220,17 @@ def table(results):
     return '\n'.join(out)
 
 
+def rp_backend(client, args):
+    """The back end the check of the nodes' resource providers expects,
+    or None to skip it: an endpoint of --url may have no Placement API
+    under /placement (Ironic has none); allocsvc always has one."""
+    if args.url and not baremetal.has_placement(client):
+        log('no Placement API under /placement: resource providers '
+            'not checked')
+        return None
+    return args.backend
+
+
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     workdir = pathlib.Path(tempfile.mkdtemp(prefix='baremetal-bench-'))
@@ -212,7 +239,8 @@ def main(argv=None):
             'target': args.url or args.start,
             'db': 'sqlite' if args.start == 'embedded' else args.db,
             'conductors': args.conductors if args.start == 'distributed'
-            else 1, 'nodes': args.nodes, 'clients': args.clients}
+            else 1, 'backend': args.backend, 'nodes': args.nodes,
+            'clients': args.clients}
     results, failures = [], []
     for nodes in args.nodes:
         procs, db = [], None
@@ -220,12 +248,14 @@ def main(argv=None):
             if args.url:
                 url = args.url
             elif args.start == 'embedded':
-                url, procs, db = start_embedded(workdir)
+                url, procs, db = start_embedded(workdir, args)
             else:
                 url, procs, db = start_distributed(workdir, args)
-            log('%s: %d nodes, clients %s' % (url, nodes, args.clients))
-            res = baremetal.run(baremetal.Client(url), nodes, args.clients,
-                                log=log)
+            log('%s: %d nodes, clients %s, %s back end'
+                % (url, nodes, args.clients, args.backend))
+            client = baremetal.Client(url)
+            res = baremetal.run(client, nodes, args.clients, log=log,
+                                backend=rp_backend(client, args))
             results.append(res)
             for run in res['runs']:
                 failures.extend(run['error_samples'])
@@ -235,9 +265,10 @@ def main(argv=None):
                 proc.stop()
             if db is not None:
                 db.drop()
-    print('Bare-metal workload: %s, database %s, %s conductor(s), %d '
-          'resource classes, half the clients asking for a trait'
-          % (meta['target'], meta['db'], meta['conductors'], 3))
+    print('Bare-metal workload: %s, database %s, %s conductor(s), '
+          'allocation back end %s, %d resource classes, half the clients '
+          'asking for a trait' % (meta['target'], meta['db'],
+                                  meta['conductors'], meta['backend'], 3))
     print(table(results))
     if failures:
         print('\nProblems:')

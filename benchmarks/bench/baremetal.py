@@ -8,6 +8,10 @@ the classes, half of the requests with a trait) and polls each new
 allocation until it is ``active`` or ``error``; a client stops asking
 for a class (with or without its trait) once an allocation of it failed
 because none was left -- its own, or another client's.
+
+The end-of-run check also asks the Placement API the server serves
+under ``/placement`` about every node's resource provider, which must
+agree with the node under the conductors' allocation back end.
 """
 
 import concurrent.futures
@@ -27,6 +31,14 @@ TRAITS = ('CUSTOM_RACK_A', 'CUSTOM_RACK_B')
 NOTHING_LEFT = ('no available nodes', 'no suitable nodes',
                 'could not reserve', 'filtered out during reservation',
                 'none of the requested nodes')
+
+# The values of the conductors' ``[conductor] allocation_backend``.
+BACKENDS = ('database', 'placement')
+# The Placement API next to /v1, as its administrator (the token rules
+# of noauth), at the microversion the Placement workload uses.
+PLACEMENT = '/placement'
+PLACEMENT_HEADERS = {'OpenStack-API-Version': 'placement 1.39',
+                     'X-Auth-Token': 'admin'}
 
 
 class Client:
@@ -49,9 +61,9 @@ class Client:
             self._local.conn = conn
         return conn
 
-    def request(self, method, path, body=None):
-        headers = {'X-OpenStack-Ironic-API-Version': API_VERSION,
-                   'Accept': 'application/json'}
+    def request(self, method, path, body=None, headers=None):
+        headers = dict({'X-OpenStack-Ironic-API-Version': API_VERSION,
+                        'Accept': 'application/json'}, **(headers or {}))
         data = None
         if body is not None:
             data = json.dumps(body)
@@ -273,9 +285,11 @@ def _ms(values, q):
                        int(round(q / 100 * (len(ordered) - 1))))] * 1000
 
 
-def check(client, nodes_total):
+def check(client, nodes_total, backend=None):
     """Every active allocation holds a distinct node, that node points
-    back at it, and no allocation is left ``allocating``."""
+    back at it, and no allocation is left ``allocating``; with the
+    conductors' ``backend``, every node's resource provider agrees
+    (``check_providers``)."""
     allocations = list_all(client, 'allocations')
     nodes = list_all(client, 'nodes')
     by_node = {}
@@ -302,12 +316,80 @@ def check(client, nodes_total):
         for a in allocations
         if a['state'] == 'active' and a.get('created_at') and
         a.get('updated_at'))
+    mismatches = ([] if backend is None else
+                  check_providers(client, nodes, by_node, backend))
     return {'allocated_nodes': len(by_node), 'nodes': nodes_total,
             'stuck': len(stuck), 'double_allocated': sum(
                 'in allocations' in p for p in problems),
             'bound_p50_ms': _ms(bound_after, 50),
             'bound_p95_ms': _ms(bound_after, 95),
-            'problems': problems[:10]}
+            'rp_mismatch': None if backend is None else len(mismatches),
+            'problems': (problems + mismatches)[:10]}
+
+
+def has_placement(client):
+    """Whether the endpoint serves the Placement API under /placement
+    (an Ironic endpoint does not)."""
+    try:
+        status, _ = client.request('GET', PLACEMENT + '/',
+                                   headers=PLACEMENT_HEADERS)
+    except OSError:
+        return False
+    return status == 200
+
+
+def _placement_get(client, path):
+    """(document, None) of a Placement GET, or (None, what went wrong)."""
+    status, body = client.request('GET', PLACEMENT + path,
+                                  headers=PLACEMENT_HEADERS)
+    if status != 200:
+        return None, 'GET %s%s -> %s %s' % (PLACEMENT, path, status,
+                                            str(body)[:200])
+    return body, None
+
+
+def expected_unit(bound, backend):
+    """(used, reserved) of the unit of a node's resource provider: a
+    node bound to an active allocation has its unit claimed by that
+    allocation under the placement back end, and reserved (no consumer)
+    under the database back end; a free node's is neither. A unit both
+    claimed and reserved would be used beyond its capacity."""
+    if not bound:
+        return 0, 0
+    return (1, 0) if backend == 'placement' else (0, 1)
+
+
+def provider_problem(client, node_uuid, bound, backend):
+    """How the resource provider of node ``node_uuid`` disagrees with
+    the node (None if it does not); ``bound``: whether an active
+    allocation holds the node. Summed over classes: a node has one."""
+    base = '/resource_providers/%s/' % node_uuid
+    usages, problem = _placement_get(client, base + 'usages')
+    if problem:
+        return problem
+    inventories, problem = _placement_get(client, base + 'inventories')
+    if problem:
+        return problem
+    used = sum(usages['usages'].values())
+    reserved = sum(inv['reserved']
+                   for inv in inventories['inventories'].values())
+    want_used, want_reserved = expected_unit(bound, backend)
+    if (used, reserved) == (want_used, want_reserved):
+        return None
+    return ('node %s (%s) provider: used %d, reserved %d; expected %d, %d '
+            'under the %s back end'
+            % (node_uuid, 'bound' if bound else 'free', used, reserved,
+               want_used, want_reserved, backend))
+
+
+def check_providers(client, nodes, by_node, backend, threads=16):
+    """The disagreements of the nodes' resource providers with the
+    nodes (``by_node``: node UUID -> its active allocation), two GETs
+    a node."""
+    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+        found = pool.map(lambda node: provider_problem(
+            client, node['uuid'], node['uuid'] in by_node, backend), nodes)
+        return [problem for problem in found if problem]
 
 
 def single(client, classes, reps=20):
@@ -335,9 +417,12 @@ def single(client, classes, reps=20):
             'seen_p50_ms': _ms(seen, 50), 'seen_p95_ms': _ms(seen, 95)}
 
 
-def run(client, nodes, clients_list, class_count=3, log=lambda msg: None):
+def run(client, nodes, clients_list, class_count=3, log=lambda msg: None,
+        backend=None):
     """One node count: enrol, time single allocations, then each K
-    (``log`` hears when each phase starts)."""
+    (``log`` hears when each phase starts). ``backend``: the conductors'
+    allocation back end, which the check of the nodes' resource
+    providers expects (None: no such check)."""
     classes = resource_classes(class_count)
     log('enrolling %d nodes' % nodes)
     out = {'nodes': nodes, 'classes': class_count,
@@ -350,7 +435,7 @@ def run(client, nodes, clients_list, class_count=3, log=lambda msg: None):
         log('%d clients allocating' % clients)
         result, elapsed = run_clients(client, clients, classes)
         log('%d clients done in %.1f s' % (clients, elapsed))
-        verdict = check(client, nodes)
+        verdict = check(client, nodes, backend)
         out['runs'].append({
             'clients': clients, 'elapsed_s': elapsed,
             'allocations': len(result.active),
