@@ -1,13 +1,15 @@
-"""The database allocation algorithm, in named stages, and backfill.
+"""The allocation algorithm, in named stages, and backfill.
 
 ``allocate`` finishes one ``allocating`` allocation that this conductor
 owns:
 
 1. ``_load_with_candidates`` (one reader transaction): the allocation
    -- stop if it is gone, final, or owned by another conductor now --
-   and the nodes it may take, from the ``backend``
-   (``allocsvc.conductor.backends``: the nodes table, or the Placement
-   engine's candidates); none -> error, saying why (Ironic's words).
+   and a batch of the nodes it may take, at random, from the
+   ``backend`` (``allocsvc.conductor.backends``: the nodes table, or the
+   Placement engine's candidates); none -> error, saying why (Ironic's
+   words). When others take a whole batch before the allocation could
+   bind a node of it, it asks again (``_BATCHES`` times at most).
 2. ``order_candidates``: shuffled (so that concurrent allocations spread
    over the nodes), the node named like the allocation first.
 3. ``_reserve``: node by node (``_reserve_one``), take its lock without
@@ -35,7 +37,7 @@ checked under the node's lock, inserted and bound in one transaction,
 all or nothing.
 
 Nothing here reads configuration: the caller passes the host name, the
-conductor id and the retry settings.
+conductor id, the retry settings and the back end.
 """
 
 import random
@@ -61,6 +63,11 @@ LOG = logging.getLogger(__name__)
 BOUND = 'bound'
 LOCKED = 'locked'
 UNSUITABLE = 'unsuitable'
+
+# How many times an allocation asks a back end that answers a batch of
+# the candidates (``backend.full``) for more, when a whole batch was
+# taken by others before it could bind one.
+_BATCHES = 3
 
 # The allocation is no longer this conductor's to finish.
 _GONE = (exception.AllocationNotFound, exception.AllocationAffinityLost,
@@ -165,12 +172,22 @@ def allocate(context, allocation_id, host, conductor_id, retry_attempts=3,
         return _fail(context, allocation, conductor_id,
                      unexpected_message(exc))
     try:
-        if not candidates:
-            raise _Failure(why_none)
-        ordered = order_candidates(candidates, allocation.name, rng)
         claim = backend.claimer(context, allocation)
-        return _reserve(context, allocation, ordered, host, conductor_id,
-                        retry_attempts, retry_interval, sleep, claim)
+        for batch in range(_BATCHES):
+            if not candidates:
+                raise _Failure(why_none)
+            ordered = order_candidates(candidates, allocation.name, rng)
+            try:
+                return _reserve(context, allocation, ordered, host,
+                                conductor_id, retry_attempts, retry_interval,
+                                sleep, claim)
+            except _Failure:
+                # Others took a whole batch of the candidates meanwhile:
+                # ask for the nodes left.
+                if batch + 1 == _BATCHES or not backend.full(candidates):
+                    raise
+            allocation, candidates, why_none = _load_with_candidates(
+                context, allocation_id, conductor_id, backend)
     except _Stop as stop:
         LOG.info('Allocation %s: stopped, %s', allocation.uuid, stop)
         return None

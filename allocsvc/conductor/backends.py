@@ -19,6 +19,7 @@ empty answer in Ironic's words.
 """
 
 import functools
+import threading
 
 import sqlalchemy as sa
 
@@ -38,33 +39,65 @@ NAMES = (DATABASE, PLACEMENT)
 _NODE = models.nodes
 
 
-class Database:
+# How many candidates a back end reads for one allocation. The first
+# node that can be locked is taken; reading (and, for the placement back
+# end, looking up) every free node of the class for every allocation
+# was most of an allocation's cost, and concurrent allocations taking
+# nodes at random from the same few hundred rarely meet.
+BATCH = 32
+
+
+class _Backend:
+    """What both back ends share: candidates come ``batch`` at a time,
+    at random, the node named like the allocation first if there is one
+    (it is checked under its lock like any other); ``full(candidates)``
+    tells the algorithm a batch may have left nodes out, so that it asks
+    again when every node of a batch was taken meanwhile."""
+
+    def __init__(self, batch=BATCH):
+        self.batch = batch
+
+    def full(self, candidates):
+        return len(candidates) >= self.batch
+
+    def candidates(self, context, allocation):
+        rows = self._batch(context, allocation)
+        named = _named(context, allocation.name)
+        if named is not None and named.uuid not in {r.uuid for r in rows}:
+            rows = [named] + list(rows)
+        return rows
+
+
+class Database(_Backend):
     """Candidates from the nodes table; no claim."""
 
     name = DATABASE
 
-    def candidates(self, context, allocation):
+    def _batch(self, context, allocation):
         return db_candidates.find_candidates(
             context, allocation.resource_class, allocation.traits,
-            allocation.candidate_nodes, allocation.owner)
+            allocation.candidate_nodes, allocation.owner, batch=self.batch)
 
     def claimer(self, context, allocation):
         """What binding a node for ``allocation`` claims: nothing."""
         return None
 
 
-class Placement:
+class Placement(_Backend):
     """Candidates from the engine; binding claims the node's unit for a
     consumer of project ``allocation.owner`` (or, without an owner,
     ``default_project``) and user ``default_user``."""
 
     name = PLACEMENT
 
-    def __init__(self, default_project, default_user):
+    def __init__(self, default_project, default_user, batch=BATCH):
+        super().__init__(batch)
         self.default_project = default_project
         self.default_user = default_user
+        self._ids = {}
+        self._ids_lock = threading.Lock()
 
-    def candidates(self, context, allocation):
+    def _batch(self, context, allocation):
         name = node_providers.resource_class(allocation.resource_class)
         group = engine_request.RequestGroup('')
         group.resources = {name: 1}
@@ -79,7 +112,8 @@ class Placement:
         try:
             found = engine_candidates.find(
                 context, {'': group}, engine_request.RequestWide(),
-                randomize=True, among=among, summaries=False)
+                limit=self.batch, randomize=True, among=among,
+                summaries=False)
         except exception.BadRequest:
             # A class or trait Placement has never heard of: no node has
             # it.
@@ -88,15 +122,30 @@ class Placement:
                  found.allocation_requests]
         return _nodes_by_uuid(context, uuids)
 
+    def _interned(self, context, project, user):
+        """The ids of ``project``, ``user`` and the claims' consumer
+        type, looked up (or created) once per process: such rows are
+        never deleted."""
+        key = (project, user)
+        with self._ids_lock:
+            ids = self._ids.get(key)
+        if ids is None:
+            ids = engine_consumers.intern_ids(
+                context, [project], [user], [node_providers.CONSUMER_TYPE])
+            with self._ids_lock:
+                if len(self._ids) > 10000:
+                    self._ids.clear()
+                self._ids[key] = ids
+        return ids
+
     def claimer(self, context, allocation):
         project = allocation.owner or self.default_project
         user = self.default_user
-        ids = engine_consumers.intern_ids(
-            context, [project], [user], [node_providers.CONSUMER_TYPE])
+        ids = self._interned(context, project, user)
 
-        def claim(context, allocation, node):
+        def claim(context, allocation, node, provider=None):
             node_providers.claim(context, allocation.uuid, node, ids,
-                                 project, user)
+                                 project, user, provider)
         return claim
 
 
@@ -110,6 +159,15 @@ def _allowed(context, candidate_nodes, owner):
         query = query.where(sa.or_(_NODE.c.owner == owner,
                                    _NODE.c.lessee == owner))
     return frozenset(context.session.execute(query).scalars())
+
+
+_BY_NAME = sa.select(_NODE.c.id, _NODE.c.uuid, _NODE.c.name).where(
+    _NODE.c.name == sa.bindparam('name'))
+
+
+def _named(context, name):
+    return None if not name else context.session.execute(
+        _BY_NAME, {'name': name}).first()
 
 
 _BY_UUID = sa.select(_NODE.c.id, _NODE.c.uuid, _NODE.c.name).where(

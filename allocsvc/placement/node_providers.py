@@ -86,8 +86,8 @@ _LOCK = (_RP.update().where(_RP.c.uuid == sa.bindparam('node_uuid'))
 #
 # SELECT rp.id, rp.generation, (SELECT count(*) FROM allocations
 #          WHERE resource_provider_id = rp.id) AS used,
-#        inv.id, rc.name, inv.total, inv.reserved, inv.min_unit,
-#        inv.max_unit, inv.step_size, inv.allocation_ratio
+#        inv.id, inv.resource_class_id, rc.name, inv.total, inv.reserved,
+#        inv.min_unit, inv.max_unit, inv.step_size, inv.allocation_ratio
 # FROM resource_providers rp
 # LEFT JOIN inventories inv ON inv.resource_provider_id = rp.id
 # LEFT JOIN resource_classes rc ON rc.id = inv.resource_class_id
@@ -97,7 +97,8 @@ _STATE = sa.select(
     sa.select(sa.func.count()).where(_ALLOC.c.resource_provider_id ==
                                      _RP.c.id)
     .scalar_subquery().label('used'),
-    _INV.c.id.label('inv_id'), _RC.c.name.label('rc_name'), _INV.c.total,
+    _INV.c.id.label('inv_id'), _INV.c.resource_class_id,
+    _RC.c.name.label('rc_name'), _INV.c.total,
     _INV.c.reserved, _INV.c.min_unit, _INV.c.max_unit, _INV.c.step_size,
     _INV.c.allocation_ratio,
 ).select_from(
@@ -308,23 +309,37 @@ def delete(context, node_uuid, allocation_uuids=()):
 
 # -- claims of the placement back end -----------------------------------------
 
-def claim(context, allocation_uuid, node, ids, project_id, user_id):
+def claim(context, allocation_uuid, node, ids, project_id, user_id,
+          provider=None):
     """Claim the node's unit for the bare-metal allocation
-    ``allocation_uuid`` through the engine, in the caller's transaction
-    (which ``lock``-ed the provider first): consumer = the allocation,
-    of ``CONSUMER_TYPE``, for ``project_id``/``user_id`` (interned in
+    ``allocation_uuid`` through the engine's allocation write, in the
+    caller's transaction (which ``lock``-ed the provider first:
+    ``provider`` is what that returned): consumer = the allocation, of
+    ``CONSUMER_TYPE``, for ``project_id``/``user_id`` (interned in
     ``ids``, an ``InternedIds``). The unit is unreserved first (a held
-    unit is not reserved; a backfilled node was). The engine's checks
-    apply: Conflict if another consumer holds the unit."""
-    state = _read(context, node.uuid) or _create(context, node.uuid)
+    unit is not reserved; a backfilled node's was). The engine's checks
+    apply (capacity, a new consumer): Conflict if they fail.
+
+    The write's plan is made from the provider as read under its row
+    lock, not resolved again: the consumer is new, the provider and its
+    one class are known."""
+    state = provider or _read(context, node.uuid) or _create(context,
+                                                             node.uuid)
     if _sync_inventory(context, node, state, free=True):
         topology.changed(context, root_ids=[state.id])
+        state = _read(context, node.uuid)
     name = resource_class(node.resource_class)
+    row = state.inventories.get(name)
+    if row is None:
+        raise exception.Conflict(
+            'Unable to claim node %s: its resource provider has no '
+            'inventory of %s.' % (node.uuid, name))
     request = engine_allocations.ConsumerAllocations(
         allocation_uuid, project_id, user_id, {node.uuid: {name: 1}},
         consumer_type=CONSUMER_TYPE)
-    plan = engine_allocations.resolve(context, [request],
-                                      'Unable to claim node: ')
+    plan = engine_allocations.Plan(
+        [request], {node.uuid: (state.id, state.generation)},
+        {name: row.resource_class_id}, consumers={}, old={})
     engine_allocations.write(context, plan, ids)
 
 

@@ -325,3 +325,44 @@ def test_a_claim_changes_only_with_its_allocation(harness):
     expected = [final.uuid] if harness.backend == backends.PLACEMENT else []
     assert _holders(harness, node) == expected
     assert _holders(harness, other) == []
+
+
+@pytest.mark.parametrize('kind', backends.NAMES)
+def test_a_batch_taken_meanwhile_is_asked_again(placement, kind):
+    # A back end reads a batch of candidates; when others took every
+    # node of it before the bind, it asks for the nodes left.
+    made = placement.nodes(5)
+    svc = placement.start_conductor()
+    try:
+        allocation = placement.write_allocation(svc.conductor_id)
+        if kind == backends.PLACEMENT:
+            backend = backends.Placement(PROJECT, PROJECT, batch=2)
+        else:
+            backend = backends.Database(batch=2)
+        real = conductor_allocations.order_candidates
+        taken = []
+
+        def take_the_batch(candidates, name, rng):
+            if not taken:
+                assert len(candidates) == 2
+                for number, candidate in enumerate(candidates):
+                    node = nodes.get_by_uuid(placement.context,
+                                             candidate.uuid)
+                    consumer = '%s%d' % (NOVA[:-1], number)
+                    assert _claim(placement, node, consumer).status_int == \
+                        204
+                    taken.append(candidate.uuid)
+            return real(candidates, name, rng)
+
+        conductor_allocations.order_candidates = take_the_batch
+        try:
+            final = conductor_allocations.allocate(
+                placement.context, allocation.id, svc.host,
+                svc.conductor_id, retry_attempts=0, retry_interval=0,
+                backend=backend)
+        finally:
+            conductor_allocations.order_candidates = real
+    finally:
+        placement.stop()
+    assert final.state == states.ACTIVE, final.last_error
+    assert final.node_uuid in {n.uuid for n in made} - set(taken)

@@ -314,7 +314,8 @@ def bind(context, allocation_id, node_id, conductor_id, locked_by=None,
       ``conductor_id`` -- AllocationAffinityLost / InvalidTransition.
 
     The node's unit in the engine is claimed with ``claim(context,
-    allocation, node)`` (the placement back end's), or reserved.
+    allocation, node, provider)`` (the placement back end's), or
+    reserved.
 
     Nodes are written before allocations here as everywhere, so two
     transactions never wait on each other in opposite orders.
@@ -336,10 +337,10 @@ def bind_locked(context, allocation, node, conductor_id, host, claim=None,
     allocation returned is ``allocation`` as they changed it.
 
     The node's resource provider follows (``_mirror``): ``claim(context,
-    allocation, node)``, the placement back end's, takes the node's unit
-    in the engine; without one (the database back end) the unit is
-    reserved. The caller bumped the provider first: ``provider`` is what
-    ``node_providers.lock`` returned."""
+    allocation, node, provider)``, the placement back end's, takes the
+    node's unit in the engine; without one (the database back end) the
+    unit is reserved. The caller bumped the provider first: ``provider``
+    is what ``node_providers.lock`` returned."""
     return _bind(context, allocation.id, node.id, conductor_id, host,
                  backfill=False, allocation=allocation, node=node,
                  release=True, claim=claim, provider=provider)
@@ -423,7 +424,7 @@ def _mirror(context, allocation, node, claim, provider):
     (``claim``) or, without a claim, reserved. ``provider``: the node's
     provider as ``node_providers.lock`` left it, if it was locked."""
     if claim is not None:
-        claim(context, allocation, node)
+        claim(context, allocation, node, provider)
     else:
         node_providers.sync(context, node, free=False, locked=provider)
 

@@ -6,6 +6,7 @@ filters in Python, so each allocation costs O(nodes)).
 """
 
 import functools
+import random
 
 import sqlalchemy as sa
 
@@ -19,8 +20,15 @@ _RP = models.resource_providers
 _PLACEMENT_ALLOC = models.allocations
 
 
+# A batch is taken in an order of its own: ids multiplied by a random
+# factor modulo a prime larger than any id, a permutation of the ids that
+# every database computes alike (no dialect's RANDOM() needed).
+_PRIME = 2147483647
+
+
 @functools.lru_cache(maxsize=None)
-def _statement(with_candidates, with_owner, with_traits, first_only=False):
+def _statement(with_candidates, with_owner, with_traits, first_only=False,
+               batched=False):
     """The candidate query of one shape, built once (every allocation
     runs it): the values are bound at execution (``_query``).
 
@@ -41,6 +49,8 @@ def _statement(with_candidates, with_owner, with_traits, first_only=False):
                         GROUP BY node_traits.node_id
                         HAVING count(DISTINCT node_traits.trait) = :n)]
     ORDER BY nodes.id [LIMIT 1]
+    (batched: ORDER BY (CAST(nodes.id AS BIGINT) * :spread) % 2147483647
+     LIMIT :batch)
     """
     query = sa.select(_NODE.c.id, _NODE.c.uuid, _NODE.c.name).where(
         _NODE.c.resource_class == sa.bindparam('resource_class'),
@@ -68,15 +78,24 @@ def _statement(with_candidates, with_owner, with_traits, first_only=False):
             .having(sa.func.count(sa.distinct(_TRAIT.c.trait)) ==
                     sa.bindparam('trait_count'))
         query = query.where(_NODE.c.id.in_(having))
+    if batched:
+        return query.order_by(
+            (sa.cast(_NODE.c.id, sa.BigInteger) *
+             sa.bindparam('spread', type_=sa.BigInteger)) % _PRIME
+        ).limit(sa.bindparam('batch'))
     # A stable order: the caller shuffles, and tests can compare.
     query = query.order_by(_NODE.c.id)
     return query.limit(1) if first_only else query
 
 
-def _query(resource_class, traits, candidate_uuids, owner, first_only=False):
+def _query(resource_class, traits, candidate_uuids, owner, first_only=False,
+           batch=None):
     """``(statement, parameters)`` of the candidate query."""
     traits = sorted(set(traits or ()))
     params = {'resource_class': resource_class}
+    if batch:
+        params['batch'] = batch
+        params['spread'] = random.randint(1, _PRIME - 1)
     if candidate_uuids:
         params['candidates'] = list(candidate_uuids)
     if owner:
@@ -85,12 +104,12 @@ def _query(resource_class, traits, candidate_uuids, owner, first_only=False):
         params['traits'] = traits
         params['trait_count'] = len(traits)
     return _statement(bool(candidate_uuids), bool(owner), bool(traits),
-                      first_only), params
+                      first_only, bool(batch)), params
 
 
 @db_api.reader
 def find_candidates(context, resource_class, traits=None,
-                    candidate_uuids=None, owner=None):
+                    candidate_uuids=None, owner=None, batch=None):
     """The nodes an allocation may take: of ``resource_class``,
     ``available``, not in maintenance, with a known power state, with no
     instance or allocation, whose resource provider no Placement
@@ -99,8 +118,11 @@ def find_candidates(context, resource_class, traits=None,
 
     Nodes locked by a conductor are included: the lock is what the caller
     tries next, and a lock is usually short.
+
+    With ``batch``, at most that many of them, in a random order.
     """
-    query, params = _query(resource_class, traits, candidate_uuids, owner)
+    query, params = _query(resource_class, traits, candidate_uuids, owner,
+                           batch=batch)
     # The rows as they come (``id``, ``uuid``, ``name``): copying a few
     # hundred of them into objects of our own cost more than the query.
     return context.session.execute(query, params).all()
