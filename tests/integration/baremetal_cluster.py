@@ -41,14 +41,42 @@ def require_services(*names):
                                  % (name, ports[name], exc))
 
 
+def fresh_database(request, backend, name):
+    """The URL of a new empty database ``name`` on ``backend``, dropped
+    when the test ends (skipped, or failed with CI=true, if the server
+    is down)."""
+    try:
+        url = backends._create_database(backend, name)
+    except backends.Unavailable as exc:
+        backends.unavailable(str(exc))
+    request.addfinalizer(lambda: backends.drop_database(backend, name))
+    return url
+
+
+def migrate(url):
+    """Upgrade the schema of the database at ``url`` to head."""
+    import sqlalchemy as sa
+    from allocsvc.db import migration
+    engine = sa.create_engine(url)
+    try:
+        migration.upgrade(engine=engine)
+    finally:
+        engine.dispose()
+
+
 class Client:
+    """Ironic's API (``headers``), one keep-alive connection per
+    thread."""
+
+    headers = {'X-OpenStack-Ironic-API-Version': API_VERSION,
+               'Accept': 'application/json'}
+
     def __init__(self, port):
         self.port = port
         self._local = threading.local()
 
     def request(self, method, path, body=None):
-        headers = {'X-OpenStack-Ironic-API-Version': API_VERSION,
-                   'Accept': 'application/json'}
+        headers = dict(self.headers)
         data = None
         if body is not None:
             data = json.dumps(body)
@@ -69,7 +97,11 @@ class Client:
                 self._local.conn = None
                 if attempt == 2:
                     raise
-        return resp.status, (json.loads(raw) if raw else None)
+        try:
+            parsed = json.loads(raw) if raw else None
+        except ValueError:
+            parsed = raw.decode(errors='replace')
+        return resp.status, parsed
 
     def ok(self, method, path, body=None):
         status, parsed = self.request(method, path, body)

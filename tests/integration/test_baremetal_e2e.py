@@ -36,34 +36,15 @@ RC = 'baremetal-e2e'
 DB_NAME = backends.DB_NAME + '_e2e'
 
 
-def _database(request, backend):
-    try:
-        url = backends._create_database(backend, DB_NAME)
-    except backends.Unavailable as exc:
-        backends.unavailable(str(exc))
-    request.addfinalizer(lambda: backends.drop_database(backend, DB_NAME))
-    return url
-
-
 @pytest.fixture(params=['mysql', 'postgresql'])
 def db_url(request):
-    return _database(request, request.param)
-
-
-def _migrate(url):
-    import sqlalchemy as sa
-    from allocsvc.db import migration
-    engine = sa.create_engine(url)
-    try:
-        migration.upgrade(engine=engine)
-    finally:
-        engine.dispose()
+    return cluster_mod.fresh_database(request, request.param, DB_NAME)
 
 
 @pytest.fixture
 def distributed(tmp_path, db_url):
     cluster_mod.require_services('rabbitmq', 'redis')
-    _migrate(db_url)
+    cluster_mod.migrate(db_url)
     cluster = cluster_mod.Cluster(tmp_path, db_url, conductors=3)
     yield cluster
     cluster.stop()
@@ -89,8 +70,8 @@ def test_three_conductors_50_clients_200_nodes(distributed):
 
 def test_killed_conductor_work_is_taken_over(tmp_path, request):
     cluster_mod.require_services('rabbitmq', 'redis')
-    url = _database(request, 'mysql')
-    _migrate(url)
+    url = cluster_mod.fresh_database(request, 'mysql', DB_NAME)
+    cluster_mod.migrate(url)
     cluster = cluster_mod.Cluster(tmp_path, url, conductors=3)
     request.addfinalizer(cluster.stop)
     client = cluster.client

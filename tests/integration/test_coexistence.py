@@ -37,8 +37,6 @@ test instead of skipping it.
 
 import collections
 import concurrent.futures
-import http.client
-import json
 import random
 import threading
 import time
@@ -72,29 +70,13 @@ DB_NAME = backends.DB_NAME + '_coexist'
 
 @pytest.fixture(params=['mysql', 'postgresql'])
 def db_url(request):
-    try:
-        url = backends._create_database(request.param, DB_NAME)
-    except backends.Unavailable as exc:
-        backends.unavailable(str(exc))
-    request.addfinalizer(
-        lambda: backends.drop_database(request.param, DB_NAME))
-    return url
-
-
-def _migrate(url):
-    import sqlalchemy as sa
-    from allocsvc.db import migration
-    engine = sa.create_engine(url)
-    try:
-        migration.upgrade(engine=engine)
-    finally:
-        engine.dispose()
+    return cluster_mod.fresh_database(request, request.param, DB_NAME)
 
 
 @pytest.fixture
 def cluster(tmp_path, db_url, allocation_backend):
     cluster_mod.require_services('rabbitmq', 'redis')
-    _migrate(db_url)
+    cluster_mod.migrate(db_url)
     cluster = cluster_mod.Cluster(tmp_path, db_url, conductors=3,
                                   backend=allocation_backend)
     yield cluster
@@ -114,8 +96,9 @@ class Failures:
                 self.items.append((method, path, status, body))
 
 
-class BaremetalClient(cluster_mod.Client):
-    """Ironic's API; every 5xx is recorded."""
+class RecordingClient(cluster_mod.Client):
+    """Ironic's API (or, in a subclass, another one); every 5xx is
+    recorded."""
 
     def __init__(self, port, failures):
         super().__init__(port)
@@ -127,50 +110,12 @@ class BaremetalClient(cluster_mod.Client):
         return status, parsed
 
 
-class PlacementClient:
+class PlacementClient(RecordingClient):
     """Placement's API as nova speaks it (admin token, microversion
-    1.39), one keep-alive connection per thread; every 5xx is
-    recorded."""
+    1.39); every 5xx is recorded."""
 
-    def __init__(self, port, failures):
-        self.port = port
-        self.failures = failures
-        self._local = threading.local()
-
-    def request(self, method, path, body=None):
-        headers = {'OpenStack-API-Version': PLACEMENT_VERSION,
-                   'X-Auth-Token': 'admin', 'Accept': 'application/json'}
-        data = None
-        if body is not None:
-            data = json.dumps(body)
-            headers['Content-Type'] = 'application/json'
-        for attempt in (1, 2):
-            conn = getattr(self._local, 'conn', None)
-            if conn is None:
-                conn = http.client.HTTPConnection('127.0.0.1', self.port,
-                                                  timeout=60)
-                self._local.conn = conn
-            try:
-                conn.request(method, path, body=data, headers=headers)
-                resp = conn.getresponse()
-                raw = resp.read()
-                break
-            except (OSError, http.client.HTTPException):
-                conn.close()
-                self._local.conn = None
-                if attempt == 2:
-                    raise
-        try:
-            parsed = json.loads(raw) if raw else None
-        except ValueError:
-            parsed = raw.decode(errors='replace')
-        self.failures.check(method, path, resp.status, parsed)
-        return resp.status, parsed
-
-    def ok(self, method, path, body=None):
-        status, parsed = self.request(method, path, body)
-        assert status < 300, (method, path, status, parsed)
-        return parsed
+    headers = {'OpenStack-API-Version': PLACEMENT_VERSION,
+               'X-Auth-Token': 'admin', 'Accept': 'application/json'}
 
 
 class Nova:
@@ -318,7 +263,7 @@ def test_baremetal_and_nova_race_for_200_nodes(cluster):
     failures = Failures()
     placement_backend = cluster.backend == 'placement'
     nodes = cluster_mod.enrol(cluster.client, NODES, RC)
-    baremetal = BaremetalClient(cluster.port, failures)
+    baremetal = RecordingClient(cluster.port, failures)
     placement = PlacementClient(cluster.port, failures)
     # Every provider there, free, before the race starts.
     first = placement.ok('GET', CANDIDATES.replace('limit=5',
