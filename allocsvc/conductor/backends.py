@@ -18,7 +18,6 @@ Both return candidate rows of ``(id, uuid, name)``, and both explain an
 empty answer in Ironic's words.
 """
 
-import functools
 import threading
 
 import sqlalchemy as sa
@@ -190,17 +189,12 @@ def explain(context, allocation):
         allocation.candidate_nodes, allocation.owner)
 
 
-@functools.lru_cache(maxsize=None)
-def _database():
-    return Database()
-
-
 def from_conf(conf):
     """The back end ``conf`` chooses."""
     if conf.conductor.allocation_backend == PLACEMENT:
         return Placement(conf.placement.incomplete_consumer_project_id,
                          conf.placement.incomplete_consumer_user_id)
-    return _database()
+    return Database()
 
 
 @db_api.reader

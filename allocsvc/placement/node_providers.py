@@ -69,10 +69,6 @@ def is_free(node):
             node.instance_uuid is None and node.allocation_id is None)
 
 
-def is_bound(node):
-    return node.instance_uuid is not None or node.allocation_id is not None
-
-
 # -- statements built once ----------------------------------------------------
 
 # UPDATE resource_providers SET generation = generation + 1, updated_at = :now
@@ -202,9 +198,10 @@ def sync(context, node, traits=None, free=None, locked=None):
     ``lock`` returned: this transaction bumped it, and read it since)
     is given. Returns the number of allocations against the provider."""
     state = locked or _read(context, node.uuid)
+    # A provider this transaction bumped, or creates, needs no bump.
+    bump = state is not None and locked is None
     if state is None:
         state = _create(context, node.uuid)
-        locked = True   # a new provider has nothing to guard
     if free is None:
         free = is_free(node)
     changed = _sync_inventory(context, node, state, free)
@@ -212,7 +209,7 @@ def sync(context, node, traits=None, free=None, locked=None):
         changed = _sync_traits(context, state.id, traits) or changed
     if changed:
         topology.changed(context, root_ids=[state.id])
-        if not locked:
+        if bump:
             context.session.execute(
                 _BUMP, {'rp_id': state.id, 'now': timeutils.utcnow()})
     return state.used
