@@ -149,7 +149,8 @@ class Topology:
     once built."""
 
     __slots__ = ('epoch', 'version', 'trees', 'traits', 'aggregates',
-                 'members', 'inventories', 'classes', '_providers')
+                 'members', 'inventories', 'classes', '_providers',
+                 '_by_uuid')
 
     def __init__(self, epoch, version, trees, traits, aggregates,
                  inventories):
@@ -169,6 +170,16 @@ class Topology:
         self.members = {u: frozenset(ids) for u, ids in members.items()}
         self.classes = {rp: frozenset(ids) for rp, ids in classes.items()}
         self._providers = None
+        self._by_uuid = None
+
+    def ids_by_uuid(self):
+        """{uuid: id} of every provider."""
+        found = self._by_uuid
+        if found is None:
+            found = self._by_uuid = {
+                provider.uuid: provider.id
+                for tree in self.trees.values() for provider in tree}
+        return found
 
     def provider(self, rp_id):
         """The Provider ``rp_id`` (KeyError if there is none)."""

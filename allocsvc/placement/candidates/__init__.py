@@ -16,6 +16,7 @@ from allocsvc.common import exception
 from allocsvc.db import api as db_api
 from allocsvc.placement.candidates import loader
 from allocsvc.placement.candidates import request as request_mod
+from allocsvc.placement.candidates import sampling
 from allocsvc.placement.candidates import search
 from allocsvc.placement.candidates import summaries as summaries_mod
 
@@ -129,7 +130,9 @@ def find(context, groups, wide, limit=None, nested_aware=True,
          randomize=False, all_classes=True, among=None, summaries=True):
     """The candidates of a request parsed by ``request.parse``.
 
-    ``limit``: the most candidates to return (None: all);
+    ``limit``: the most candidates to return (None: all; a request
+    for a few at random of one provider each is served from a sample,
+    ``sampling``);
     ``nested_aware``: microversion 1.29 or later (before, no candidate
     uses two providers of one tree and summaries show only the providers
     used); ``randomize``: shuffle; ``all_classes``: summaries show every
@@ -138,13 +141,24 @@ def find(context, groups, wide, limit=None, nested_aware=True,
     not the API); without ``summaries`` the result has none.
     BadRequest for an unknown resource class or trait.
     """
+    in_trees = {g.in_tree for g in groups.values() if g.in_tree}
+    if sampling.applies(groups, wide, limit, randomize, summaries):
+        names = loader.load_names(
+            context, groups[''].resources,
+            request_mod.all_trait_names(groups, wide), in_trees)
+        _check_names(groups, wide, names)
+        found = sampling.sample(
+            context, names, _resolve(groups, names.classes, names.roots)[0],
+            wide, limit, among)
+        if found is not None:
+            return Result(found)
     min_amounts = {}
     for group in groups.values():
         for name, amount in group.resources.items():
             min_amounts[name] = min(amount, min_amounts.get(name, amount))
     snap = loader.load(
         context, min_amounts, request_mod.all_trait_names(groups, wide),
-        in_trees={g.in_tree for g in groups.values() if g.in_tree},
+        in_trees=in_trees,
         any_sharing=any(not g.resources for g in groups.values()),
         member_aggs=_member_aggs(groups.values()))
     _check_names(groups, wide, snap.names)

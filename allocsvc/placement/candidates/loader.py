@@ -160,13 +160,13 @@ def _not_in(dialect, column, name):
 
 
 @functools.lru_cache(maxsize=8)
-def _capacity_statement(dialect):
+def _capacity_statement(dialect, usage=True):
     """Everything a request needs from the database before the search,
     in one round trip (the inventories themselves come from the
     process' copy of the trees, ``topology``):
 
-    kind 1: what is allocated of the classes named ``:classes``, per
-      provider.
+    kind 1 (unless not ``usage``): what is allocated of the classes
+      named ``:classes``, per provider.
     kind 2, 3: the ids of the classes ``:classes`` and the traits among
       ``:traits`` that exist (the name last).
     kind 4: every sharing provider.
@@ -196,11 +196,11 @@ def _capacity_statement(dialect):
     """
     holes = unions.holes
     classes = sa.select(_RC.c.id).where(_in(dialect, _RC.c.name, 'classes'))
-    usage = (sa.select(_ALLOC.c.resource_provider_id,
-                       _ALLOC.c.resource_class_id, _sum_used())
-             .where(_ALLOC.c.resource_class_id.in_(classes))
-             .group_by(_ALLOC.c.resource_provider_id,
-                       _ALLOC.c.resource_class_id))
+    used = (sa.select(_ALLOC.c.resource_provider_id,
+                      _ALLOC.c.resource_class_id, _sum_used())
+            .where(_ALLOC.c.resource_class_id.in_(classes))
+            .group_by(_ALLOC.c.resource_provider_id,
+                      _ALLOC.c.resource_class_id))
     class_ids = (sa.select(_RC.c.id, *holes(3), _RC.c.name)
                  .where(_in(dialect, _RC.c.name, 'classes')))
     trait_ids = (sa.select(_TRAIT.c.id, *holes(3), _TRAIT.c.name)
@@ -214,9 +214,11 @@ def _capacity_statement(dialect):
     stamp = (sa.select(_TOPO.c.version, _TOPO.c.floor, *holes(2),
                        _TOPO.c.epoch)
              .where(_TOPO.c.id == 1))
-    return unions.tagged(dialect, {
-        1: usage, 2: class_ids, 3: trait_ids, 4: sharing, 5: tree_roots,
-        6: stamp})
+    parts = {2: class_ids, 3: trait_ids, 4: sharing, 5: tree_roots,
+             6: stamp}
+    if usage:
+        parts[1] = used
+    return unions.tagged(dialect, parts)
 
 
 def _sum_used():
@@ -402,6 +404,18 @@ def _read_names(rows):
         elif kind == 6:
             found.stamp = (row[-1], row[1], row[2])
     return found
+
+
+def load_names(context, class_names, trait_names, in_trees=()):
+    """The Names of a request naming the classes ``class_names``, the
+    traits ``trait_names`` and the in_tree providers ``in_trees``
+    (uuids), with the version of the trees, in one query: ``load``'s
+    first statement without the usage (for a caller that reads the
+    usage of the few providers it looks at, ``sampling``)."""
+    return _read_names(_rows(
+        context, _capacity_statement, False,
+        classes=names.plausible(class_names),
+        traits=names.plausible(trait_names), in_trees=sorted(in_trees)))
 
 
 def load(context, min_amounts, trait_names, in_trees=(), any_sharing=False,
