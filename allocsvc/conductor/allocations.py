@@ -12,14 +12,15 @@ owns:
    bind a node of it, it asks again (``_BATCHES`` times at most).
 2. ``order_candidates``: shuffled (so that concurrent allocations spread
    over the nodes), the node named like the allocation first.
-3. ``_reserve``: node by node (``_reserve_one``), take its lock without
-   waiting (one transaction); then, in a second one
-   (``_check_and_bind``), which first takes the row lock of the node's
-   resource provider (``node_providers.lock``), re-check it under the
-   lock (``unsuitable``; also unsuitable: a provider another Placement
-   consumer holds) and bind it -- conditional on the lock and on this
-   conductor still owning the allocation -- giving the lock back in the
-   same write, and claiming or reserving the node's unit in the engine.
+3. ``_reserve``: node by node (``_reserve_one``), one transaction
+   each (``_lock_and_bind``): take its lock without waiting for another
+   holder, then the row lock of its resource provider
+   (``node_providers.lock``), re-check it under both (``unsuitable``;
+   also unsuitable: a provider another Placement consumer holds) and
+   bind it -- conditional on the lock and on this conductor still owning
+   the allocation -- giving the lock back in the same write, and
+   claiming or reserving the node's unit in the engine. A node that no
+   longer fits rolls the transaction back, lock and all.
    Nodes that were locked are tried again, ``retry_attempts`` more times
    after waits growing up to ``retry_interval`` (``retry_wait``); then
    error.
@@ -149,16 +150,18 @@ def unexpected_message(exc):
 
 def allocate(context, allocation_id, host, conductor_id, retry_attempts=3,
              retry_interval=1.0, rng=random, sleep=time.sleep,
-             backend=None):
+             backend=None, given=None):
     """Finish allocation ``allocation_id`` as conductor ``conductor_id``
     (whose host name ``host`` goes into the node locks), finding and
     binding nodes through ``backend`` (default: the database's).
-    Returns the allocation record as written, or None if nothing was
-    written."""
+    ``given``: the allocation's record as its creator wrote it, if the
+    caller has it; it is not read again then (every write is conditional
+    on the state and owner it shows). Returns the allocation record as
+    written, or None if nothing was written."""
     backend = backend or backends.Database()
     try:
         allocation, candidates, why_none = _load_with_candidates(
-            context, allocation_id, conductor_id, backend)
+            context, allocation_id, conductor_id, backend, given)
     except _Stop as stop:
         LOG.debug('Allocation %s: nothing to do (%s)', allocation_id, stop)
         return None
@@ -216,10 +219,16 @@ def _load(context, allocation_id, conductor_id):
 
 
 @db_api.reader
-def _load_with_candidates(context, allocation_id, conductor_id, backend):
-    """The allocation (``_load``), its candidate nodes and, if there are
+def _load_with_candidates(context, allocation_id, conductor_id, backend,
+                          given=None):
+    """The allocation (``given`` if it is ``allocating`` and this
+    conductor's, else ``_load``), its candidate nodes and, if there are
     none, why (Ironic's words), in one reader transaction."""
-    allocation = _load(context, allocation_id, conductor_id)
+    if given is not None and given.state == states.ALLOCATING and \
+            given.conductor_affinity == conductor_id:
+        allocation = given
+    else:
+        allocation = _load(context, allocation_id, conductor_id)
     candidates, why_none = backends.find(context, backend, allocation)
     return allocation, candidates, why_none
 
@@ -253,82 +262,71 @@ def _reserve(context, allocation, candidates, host, conductor_id,
                    % len(candidates))
 
 
+class _Unsuitable(Exception):
+    """The node locked no longer fits: roll the lock back with the
+    transaction."""
+
+
 def _reserve_one(context, allocation, candidate, host, conductor_id,
                  claim=None):
-    """Lock, re-check and bind one node: ``(outcome, allocation bound or
-    None)``. Two transactions: the lock, then the re-check under it and
-    the bind, which gives the lock back as it commits (or, if the node
-    no longer fits, the re-check gives it back alone)."""
+    """Lock, re-check and bind one node, in one transaction
+    (``_lock_and_bind``): ``(outcome, allocation bound or None)``."""
     try:
-        locking.reserve(context, candidate.id, host, read=False,
-                        only_free=True)
+        return _lock_and_bind(context, allocation, candidate, host,
+                              conductor_id, claim)
     except exception.NodeLocked:
         return LOCKED, None
-    except (exception.NodeNotAvailable, exception.NodeNotFound):
-        return UNSUITABLE, None
-    try:
-        return _check_and_bind(context, allocation, candidate, host,
-                               conductor_id, claim)
-    except exception.NodeNotLocked:
-        # Someone broke our lock meanwhile (we were taken for dead) and
-        # nothing was written: leave the node to them.
+    except (exception.NodeNotAvailable, exception.NodeNotFound,
+            _Unsuitable):
         return UNSUITABLE, None
     except common_exception.Conflict as exc:
-        # The engine refused the claim (rolled back with the bind): the
-        # node's unit is not to be had after all.
+        # The engine refused the claim (rolled back with the lock and
+        # the bind): the node's unit is not to be had after all.
         LOG.info('Allocation %s: node %s: %s', allocation.uuid,
                  candidate.uuid, exc)
-        _give_back(context, candidate.id, host)
         return UNSUITABLE, None
-    except BaseException:
-        # Rolled back: the lock is still ours to give back.
-        _give_back(context, candidate.id, host)
-        raise
-
-
-def _give_back(context, node_id, host):
-    try:
-        locking.release(context, node_id, host)
-    except (exception.NodeNotLocked, exception.NodeNotFound):
-        pass  # the first exception is the one to report
 
 
 @db_api.retry_on_deadlock
 @db_api.writer
-def _check_and_bind(context, allocation, candidate, host, conductor_id,
-                    claim=None):
-    node_id = candidate.id
-    # First, before any read: the provider's row lock, so that its usage
-    # is read as the latest Placement write left it.
-    provider = node_providers.lock(context, candidate.uuid)
+def _lock_and_bind(context, allocation, candidate, host, conductor_id,
+                   claim=None):
+    """One transaction: take the node's lock (only if it is still free,
+    NodeLocked if someone holds it), then its resource provider's row
+    lock (``node_providers.lock``, so that the usage read next is the
+    latest committed), read the node under both, re-check it
+    (``unsuitable``; also unsuitable: a provider another Placement
+    consumer holds) and bind it -- conditional on the lock and on this
+    conductor still owning the allocation -- giving the lock back in the
+    same write, and claiming or reserving the node's unit in the engine.
+    Anything that stops the bind rolls the whole transaction back, the
+    lock included: nobody ever sees a node locked by an allocation that
+    did not take it. While the transaction runs, the node's row lock
+    makes a concurrent lock of it wait for the outcome.
+
+    Lock order, as every node write: the node's row, then its
+    provider's."""
+    uuid = candidate.uuid
+    locking.reserve_in_transaction(context, uuid, host, only_free=True,
+                                   column='uuid')
+    provider = node_providers.lock(context, uuid)
     held = provider.used if provider is not None else 0
-    try:
-        # The node's traits only matter if the allocation asks for some.
-        node = nodes.get_in_transaction(
-            context, node_id, with_traits=bool(allocation.traits))
-    except exception.NodeNotFound:
-        return UNSUITABLE, None
-    if node.reservation != host:
-        # Our lock was broken (we were taken for dead): leave the node.
-        LOG.debug('Allocation %s: lost the lock of node %s to %s',
-                  allocation.uuid, node.uuid, node.reservation)
-        return UNSUITABLE, None
+    # The node's traits only matter if the allocation asks for some.
+    node = nodes.get_bindable(context, uuid,
+                              with_traits=bool(allocation.traits))
     reason = unsuitable(node, allocation, held)
     if reason is not None:
         LOG.debug('Allocation %s: skipping node %s: %s',
                   allocation.uuid, node.uuid, reason)
-        locking.release_in_transaction(context, node_id, host)
-        return UNSUITABLE, None
+        raise _Unsuitable(reason)
     try:
         bound = db_allocations.bind_locked(context, allocation, node,
                                            conductor_id, host, claim,
                                            provider)
-    except (exception.NodeNotAvailable, exception.NodeAssociated,
-            exception.NodeNotFound) as exc:
+    except (exception.NodeNotAvailable, exception.NodeAssociated) as exc:
         LOG.debug('Allocation %s: node %s: %s', allocation.uuid, node.uuid,
                   exc)
-        locking.release_in_transaction(context, node_id, host)
-        return UNSUITABLE, None
+        raise _Unsuitable(str(exc))
     except exception.InstanceAssociated as exc:
         # The allocation's UUID is some other node's instance: no node
         # can take it.

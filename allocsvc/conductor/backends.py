@@ -14,10 +14,13 @@ its owner's nodes); binding a node claims its unit in the engine, for a
 consumer that is the allocation (``node_providers.claim``), in the
 transaction that binds the node.
 
-Both return candidate rows of ``(id, uuid, name)``, and both explain an
-empty answer in Ironic's words.
+Both return candidates with the node's ``uuid`` and ``name`` (the
+placement back end knows the name of the node named like the allocation
+only; the others' is None), and both explain an empty answer in
+Ironic's words.
 """
 
+import collections
 import threading
 
 import sqlalchemy as sa
@@ -37,6 +40,10 @@ NAMES = (DATABASE, PLACEMENT)
 
 _NODE = models.nodes
 
+# A node the placement back end offers.
+Candidate = collections.namedtuple('Candidate', ('uuid', 'name'),
+                                   defaults=(None,))
+
 
 # How many candidates a back end reads for one allocation. The first
 # node that can be locked is taken; reading (and, for the placement back
@@ -44,6 +51,14 @@ _NODE = models.nodes
 # was most of an allocation's cost, and concurrent allocations taking
 # nodes at random from the same few hundred rarely meet.
 BATCH = 32
+# The placement back end's batch is smaller: the engine draws providers
+# at random and reads the usage of those it draws (``candidates.
+# sampling``), so its cost grows with the batch (and, as the nodes run
+# out, with the draws it takes to find that many free ones), where the
+# nodes table's query sorts every free node of the class whatever the
+# batch. A batch entirely taken by others is asked for again
+# (``allocations._BATCHES``).
+PLACEMENT_BATCH = 8
 
 
 class _Backend:
@@ -62,8 +77,8 @@ class _Backend:
     def candidates(self, context, allocation):
         rows = self._batch(context, allocation)
         named = _named(context, allocation.name)
-        if named is not None and named.uuid not in {r.uuid for r in rows}:
-            rows = [named] + list(rows)
+        if named is not None:
+            rows = [named] + [row for row in rows if row.uuid != named.uuid]
         return rows
 
 
@@ -89,7 +104,8 @@ class Placement(_Backend):
 
     name = PLACEMENT
 
-    def __init__(self, default_project, default_user, batch=BATCH):
+    def __init__(self, default_project, default_user,
+                 batch=PLACEMENT_BATCH):
         super().__init__(batch)
         self.default_project = default_project
         self.default_user = default_user
@@ -117,9 +133,10 @@ class Placement(_Backend):
             # A class or trait Placement has never heard of: no node has
             # it.
             return []
-        uuids = [next(iter(c.allocations)) for c in
-                 found.allocation_requests]
-        return _nodes_by_uuid(context, uuids)
+        # A provider's uuid is its node's: the algorithm locks nodes by
+        # uuid, and one that is no node is found unsuitable then.
+        return [Candidate(next(iter(c.allocations)))
+                for c in found.allocation_requests]
 
     def _interned(self, context, project, user):
         """The ids of ``project``, ``user`` and the claims' consumer
@@ -167,19 +184,6 @@ _BY_NAME = sa.select(_NODE.c.id, _NODE.c.uuid, _NODE.c.name).where(
 def _named(context, name):
     return None if not name else context.session.execute(
         _BY_NAME, {'name': name}).first()
-
-
-_BY_UUID = sa.select(_NODE.c.id, _NODE.c.uuid, _NODE.c.name).where(
-    _NODE.c.uuid.in_(sa.bindparam('uuids', expanding=True)))
-
-
-def _nodes_by_uuid(context, uuids):
-    """The candidate rows of the nodes ``uuids``, in that order."""
-    if not uuids:
-        return []
-    rows = {row.uuid: row for row in context.session.execute(
-        _BY_UUID, {'uuids': uuids})}
-    return [rows[uuid] for uuid in uuids if uuid in rows]
 
 
 def explain(context, allocation):

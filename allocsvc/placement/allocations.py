@@ -105,16 +105,24 @@ class Plan:
     ``providers``: {uuid: (id, generation)}; ``classes``: {name: id};
     ``consumers``: {uuid: Consumer} of those that exist; ``old``: {uuid:
     [(provider id, class id, used)]} of their current allocations.
+    ``capacity``: None, or what ``check_capacity`` would read, {(provider
+    id, class id): row with the inventory's ``total``, ``reserved``,
+    ``min_unit``, ``max_unit``, ``step_size``, ``allocation_ratio`` and
+    the ``used`` of everybody else} for every pair allocated, as a
+    caller holding the providers' row locks already read it.
     """
 
-    __slots__ = ('requests', 'providers', 'classes', 'consumers', 'old')
+    __slots__ = ('requests', 'providers', 'classes', 'consumers', 'old',
+                 'capacity')
 
-    def __init__(self, requests, providers, classes, consumers, old):
+    def __init__(self, requests, providers, classes, consumers, old,
+                 capacity=None):
         self.requests = requests
         self.providers = providers
         self.classes = classes
         self.consumers = consumers
         self.old = old
+        self.capacity = capacity
 
     def touched_provider_ids(self):
         """Providers whose generation the write bumps: those allocated
@@ -338,7 +346,9 @@ def check_capacity(context, plan):
             old[(rp_id, rc_id)] = old.get((rp_id, rc_id), 0) + used
     if not new:
         return
-    rows = _capacity_rows(context, new)
+    rows = plan.capacity
+    if rows is None:
+        rows = _capacity_rows(context, new)
     ratio = inventories.stored_ratio(context)
     for req in plan.requests:
         for rp_uuid, res in req.resources.items():
@@ -367,6 +377,9 @@ def check_capacity(context, plan):
                     raise _unable(
                         'The requested amount would exceed the capacity.',
                         name, rp_uuid)
+
+
+_INSERT = _ALLOC.insert()
 
 
 def write(context, plan, ids):
@@ -399,7 +412,7 @@ def write(context, plan, ids):
             for rp_uuid, res in req.resources.items()
             for name, amount in res.items()]
     if rows:
-        session.execute(_ALLOC.insert(), rows)
+        session.execute(_INSERT, rows)
     consumers_mod.delete(context, emptied)
 
 

@@ -172,6 +172,10 @@ def _changed(uuid):
         'retry.' % uuid)
 
 
+# Built once: every allocation write for a new consumer runs it.
+_INSERT = _CONSUMER.insert()
+
+
 def save(context, uuid, current, project_id, user_id, type_id,
          keep_type=False):
     """Write consumer ``uuid`` in the caller's transaction: bump the
@@ -186,8 +190,8 @@ def save(context, uuid, current, project_id, user_id, type_id,
         values['consumer_type_id'] = type_id
     if current is None:
         try:
-            context.session.execute(_CONSUMER.insert().values(
-                uuid=uuid, generation=1, created_at=now, **values))
+            context.session.execute(_INSERT, dict(
+                values, uuid=uuid, generation=1, created_at=now))
         except db_exc.DBDuplicateEntry:
             raise _changed(uuid)
         return

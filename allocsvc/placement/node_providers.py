@@ -19,10 +19,11 @@ Bare-metal allocations of the placement back end are claims on that
 unit (``claim``): consumer = the allocation's UUID, of type
 ``CONSUMER_TYPE``.
 
-Lock order: a transaction that must read the provider's usage fresh
-(binding a node) bumps the provider's generation first (``lock``), as
-every Placement write does; the other node writes touch the provider
-last.
+Lock order: the node's row, then its provider's. A transaction that
+must read the provider's usage fresh (binding a node) bumps the
+provider's generation (``lock``), as every Placement write does, right
+after locking the node and before reading anything; the other node
+writes touch the provider last.
 """
 
 import os_resource_classes
@@ -83,7 +84,10 @@ _LOCK = (_RP.update().where(_RP.c.uuid == sa.bindparam('node_uuid'))
 # SELECT rp.id, rp.generation, (SELECT count(*) FROM allocations
 #          WHERE resource_provider_id = rp.id) AS used,
 #        inv.id, inv.resource_class_id, rc.name, inv.total, inv.reserved,
-#        inv.min_unit, inv.max_unit, inv.step_size, inv.allocation_ratio
+#        inv.min_unit, inv.max_unit, inv.step_size, inv.allocation_ratio,
+#        (SELECT SUM(used) FROM allocations
+#         WHERE resource_provider_id = rp.id
+#           AND resource_class_id = inv.resource_class_id) AS class_used
 # FROM resource_providers rp
 # LEFT JOIN inventories inv ON inv.resource_provider_id = rp.id
 # LEFT JOIN resource_classes rc ON rc.id = inv.resource_class_id
@@ -97,6 +101,10 @@ _STATE = sa.select(
     _RC.c.name.label('rc_name'), _INV.c.total,
     _INV.c.reserved, _INV.c.min_unit, _INV.c.max_unit, _INV.c.step_size,
     _INV.c.allocation_ratio,
+    sa.select(sa.func.sum(_ALLOC.c.used)).where(
+        _ALLOC.c.resource_provider_id == _RP.c.id,
+        _ALLOC.c.resource_class_id == _INV.c.resource_class_id)
+    .scalar_subquery().label('class_used'),
 ).select_from(
     _RP.outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id)
     .outerjoin(_RC, _RC.c.id == _INV.c.resource_class_id)
@@ -110,7 +118,8 @@ _BUMP = (_RP.update().where(_RP.c.id == sa.bindparam('rp_id'))
 class _State:
     """The provider of a node as ``_STATE`` reads it: ``id``,
     ``generation``, ``used`` (allocations against it) and
-    ``inventories`` {class name: row}."""
+    ``inventories`` {class name: row}, each row with the ``class_used``
+    of its class."""
 
     __slots__ = ('id', 'generation', 'used', 'inventories')
 
@@ -158,11 +167,12 @@ def _ensure_names(context, table, names):
 # -- the mirror ---------------------------------------------------------------
 
 def lock(context, node_uuid):
-    """The first statement of a transaction that binds the node: bump
-    its provider's generation, taking the provider's row lock (waiting
-    for a Placement write of it in flight), so that what this
+    """For a transaction that binds the node, before it reads anything:
+    bump its provider's generation, taking the provider's row lock
+    (waiting for a Placement write of it in flight), so that what this
     transaction reads next of the provider's usage is the latest
-    committed (InnoDB takes its snapshot at the first plain read).
+    committed (InnoDB takes its snapshot at the first plain read; the
+    node's lock, taken before, is a write).
     Returns the provider as it is now (its ``used``: how many
     allocations it has), for ``sync``; None if the node has none."""
     result = context.session.execute(
@@ -319,7 +329,8 @@ def claim(context, allocation_uuid, node, ids, project_id, user_id,
 
     The write's plan is made from the provider as read under its row
     lock, not resolved again: the consumer is new, the provider and its
-    one class are known."""
+    one class are known, and so are its inventory and usage (the
+    capacity check needs no query of its own)."""
     state = provider or _read(context, node.uuid) or _create(context,
                                                              node.uuid)
     if _sync_inventory(context, node, state, free=True):
@@ -336,8 +347,22 @@ def claim(context, allocation_uuid, node, ids, project_id, user_id,
         consumer_type=CONSUMER_TYPE)
     plan = engine_allocations.Plan(
         [request], {node.uuid: (state.id, state.generation)},
-        {name: row.resource_class_id}, consumers={}, old={})
+        {name: row.resource_class_id}, consumers={}, old={},
+        capacity={(state.id, row.resource_class_id): _Capacity(row)})
     engine_allocations.write(context, plan, ids)
+
+
+class _Capacity:
+    """An inventory row of ``_STATE`` as the engine's capacity check
+    reads one (``used``: what is allocated of its class)."""
+
+    __slots__ = ('total', 'reserved', 'min_unit', 'max_unit', 'step_size',
+                 'allocation_ratio', 'used')
+
+    def __init__(self, row):
+        for name in self.__slots__[:-1]:
+            setattr(self, name, getattr(row, name))
+        self.used = row.class_used
 
 
 _HELD = sa.select(_ALLOC.c.resource_provider_id).where(

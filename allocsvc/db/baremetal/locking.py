@@ -47,16 +47,18 @@ def api_holder():
 
 # Taking and giving back a lock are the conductors' most frequent
 # statements: each is built once, with bound parameters.
-_HOLDER = sa.select(_NODE.c.uuid, _NODE.c.reservation).where(
-    _NODE.c.id == sa.bindparam('where_id'))
+_HOLDER = {
+    column: sa.select(_NODE.c.uuid, _NODE.c.reservation).where(
+        _NODE.c[column] == sa.bindparam('where_ident'))
+    for column in ('id', 'uuid')}
 _RELEASE = _NODE.update().where(
     _NODE.c.id == sa.bindparam('where_id'),
     _NODE.c.reservation == sa.bindparam('where_holder'))
 
 
 @functools.lru_cache(maxsize=None)
-def _reserve_statement(only_free):
-    where = [_NODE.c.id == sa.bindparam('where_id'),
+def _reserve_statement(only_free, column='id'):
+    where = [_NODE.c[column] == sa.bindparam('where_ident'),
              _NODE.c.reservation.is_(None)]
     if only_free:
         where += [_NODE.c.provision_state == states.AVAILABLE,
@@ -66,10 +68,11 @@ def _reserve_statement(only_free):
     return _NODE.update().where(*where)
 
 
-def _holder(context, node_id):
-    row = context.session.execute(_HOLDER, {'where_id': node_id}).first()
+def _holder(context, ident, column='id'):
+    row = context.session.execute(_HOLDER[column],
+                                  {'where_ident': ident}).first()
     if row is None:
-        raise exception.NodeNotFound(node_id)
+        raise exception.NodeNotFound(ident)
     return row
 
 
@@ -83,24 +86,35 @@ def reserve(context, node_id, host, read=True, only_free=False):
 
     With ``only_free``, the lock is only taken if the node can still be
     allocated -- available, not in maintenance, with no instance or
-    allocation -- and NodeNotAvailable says it cannot: the allocation
-    algorithm then learns in one transaction that a candidate was taken
-    meanwhile, instead of locking it, reading it and letting it go.
+    allocation -- and NodeNotAvailable says it cannot.
+    """
+    reserve_in_transaction(context, node_id, host, only_free=only_free)
+    return nodes.get_in_transaction(context, node_id) if read else None
 
-    UPDATE nodes SET reservation = :host WHERE id = :id
+
+def reserve_in_transaction(context, ident, host, only_free=False,
+                           column='id'):
+    """``reserve`` inside the caller's transaction, of the node whose
+    ``column`` ('id' or 'uuid') is ``ident``, without reading it: the
+    lock is everybody's to see once that transaction commits, and gone
+    with it if it rolls back. A caller that gives the lock back in the
+    same transaction (the allocation algorithm binding a node) holds
+    the node's row lock meanwhile: a concurrent ``reserve`` waits for
+    its commit rather than failing.
+
+    UPDATE nodes SET reservation = :host WHERE <column> = :ident
     AND reservation IS NULL
     [AND provision_state = 'available' AND NOT maintenance
      AND instance_uuid IS NULL AND allocation_id IS NULL]
     """
     result = context.session.execute(
-        _reserve_statement(only_free),
-        {'reservation': host, 'where_id': node_id})
+        _reserve_statement(only_free, column),
+        {'reservation': host, 'where_ident': ident})
     if result.rowcount != 1:
-        row = _holder(context, node_id)
+        row = _holder(context, ident, column)
         if row.reservation is None:
             raise exception.NodeNotAvailable(row.uuid, 'it was taken')
         raise exception.NodeLocked(row.uuid, row.reservation)
-    return nodes.get_in_transaction(context, node_id) if read else None
 
 
 @db_api.retry_on_deadlock
