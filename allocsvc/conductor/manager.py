@@ -88,7 +88,10 @@ class ConductorManager:
                         allocation.uuid, allocation.conductor_affinity,
                         self.conductor_id)
             return
-        self.spawn(allocation.id, context)
+        # The allocation as the API wrote it: the algorithm starts from
+        # it instead of reading it again (its writes are conditional on
+        # what it relies on, the state and the owner).
+        self.spawn(allocation.id, context, allocation)
 
     @messaging.expose
     @rpc.translate_errors
@@ -104,9 +107,11 @@ class ConductorManager:
 
     # -- the pool ------------------------------------------------------------
 
-    def spawn(self, allocation_id, context=None):
+    def spawn(self, allocation_id, context=None, allocation=None):
         """Queue the allocation unless it is queued or running already;
-        False if there is no room (it then waits for ``resume``)."""
+        False if there is no room (it then waits for ``resume``).
+        ``allocation``: the allocation as written, if the caller has it
+        (an ``objects.Allocation``)."""
         with self._lock:
             if allocation_id in self._in_flight:
                 return True
@@ -115,7 +120,8 @@ class ConductorManager:
                          'periodic check will start it', allocation_id)
                 return False
             self._in_flight[allocation_id] = self._pool.submit(
-                self._run, allocation_id, _worker_context(context))
+                self._run, allocation_id, _worker_context(context),
+                allocation)
         return True
 
     def has_room(self):
@@ -128,14 +134,16 @@ class ConductorManager:
         with self._lock:
             return set(self._in_flight)
 
-    def _run(self, allocation_id, context):
+    def _run(self, allocation_id, context, allocation=None):
         options = self.conf.conductor
         try:
             allocations.allocate(
                 context, allocation_id, self.host, self.conductor_id,
                 retry_attempts=options.node_locked_retry_attempts,
                 retry_interval=options.node_locked_retry_interval,
-                backend=self.backend)
+                backend=self.backend,
+                given=None if allocation is None else
+                db_allocations.Allocation.of_object(allocation))
         except Exception:
             # allocate() records failures itself; this is an outage
             # while even that failed. The periodic check retries.

@@ -62,6 +62,14 @@ class Allocation:
             self.extra = {}
         self.node_uuid = row.node_uuid
 
+    @classmethod
+    def of_object(cls, obj):
+        """The record of an ``objects.Allocation`` (as it crossed RPC)."""
+        record = cls.__new__(cls)
+        for name in cls.__slots__:
+            setattr(record, name, getattr(obj, name))
+        return record
+
     def replace(self, **changes):
         """A copy of this record with ``changes`` (column names or
         ``node_uuid``), for a write whose result is known without
