@@ -170,6 +170,18 @@ def test_allocation_crud(context):
     assert alloc.state == states.ALLOCATING
     assert alloc.candidate_nodes == [] and alloc.extra == {}
     assert alloc.node_uuid is None
+    # What creating returns is not read back: it must be what is stored.
+    stored = allocations.get(context, 'a1')
+    for name in stored.__slots__:
+        assert getattr(alloc, name) == getattr(stored, name), name
+    full = allocations.create_allocation(context, {
+        'name': 'full', 'resource_class': 'gold', 'owner': 'p',
+        'candidate_nodes': ['n1'], 'extra': {'k': ['v']},
+        'conductor_affinity': None})
+    stored = allocations.get(context, 'full')
+    for name in stored.__slots__:
+        assert getattr(full, name) == getattr(stored, name), name
+    allocations.destroy_allocation(context, full.id)
     assert allocations.get(context, 'a1').uuid == alloc.uuid
     assert allocations.get(context, alloc.uuid).name == 'a1'
     with pytest.raises(exception.AllocationDuplicateName):

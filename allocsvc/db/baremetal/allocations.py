@@ -19,6 +19,7 @@ condition that the state is still the one they computed it from.
 
 import datetime
 import functools
+import types
 
 from oslo_db import exception as db_exc
 from oslo_utils import timeutils
@@ -191,7 +192,14 @@ def _insert(context, values):
         result = context.session.execute(_INSERT, values)
     except db_exc.DBDuplicateEntry as exc:
         raise _duplicate(exc, values)
-    return get_in_transaction(context, result.inserted_primary_key[0])
+    allocation_id = result.inserted_primary_key[0]
+    if values.get('node_id') is not None:
+        return get_in_transaction(context, allocation_id)
+    # The database fills in nothing but the id: the record is what was
+    # written (timestamps are kept to the microsecond).
+    written = dict.fromkeys(Allocation.__slots__)
+    written.update(values, id=allocation_id)
+    return Allocation(types.SimpleNamespace(**written))
 
 
 def _owned(allocation_id, conductor_id):
