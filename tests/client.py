@@ -18,3 +18,10 @@ def placement_request(app, method, path, version='latest', body=None,
             body).encode()
         req.content_type = 'application/json'
     return req.get_response(app)
+
+
+def ok(resp, status=200):
+    """The JSON body of ``resp`` (None without one), which must have
+    ``status``."""
+    assert resp.status_int == status, resp.body
+    return resp.json if resp.body else None

@@ -62,3 +62,11 @@ def make_conf(**api_overrides):
 @pytest.fixture
 def conf():
     return make_conf()
+
+
+@pytest.fixture
+def app(database):
+    """The Placement application on the ``database`` fixture's database
+    (a module may define its own ``app``)."""
+    from allocsvc.api import app as api_app
+    return api_app.placement_app(make_conf())

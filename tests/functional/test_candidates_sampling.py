@@ -16,27 +16,16 @@ import uuid as uuidlib
 
 import pytest
 
-from allocsvc.api import app as api_app
 from allocsvc.common import context as ctx_mod
 from allocsvc.common import exception
 from allocsvc.placement import candidates
 from allocsvc.placement.candidates import request as request_mod
 from allocsvc.placement.candidates import sampling
-from tests import conftest
+from tests.client import ok as _ok
 from tests.client import placement_request as _call
 
 RC = 'CUSTOM_BM_GOLD'
 AGG = '5a9c3e0f-1d2b-4c6a-8e7f-9b0a1c2d3e4f'
-
-
-@pytest.fixture
-def app(database):
-    return api_app.placement_app(conftest.make_conf())
-
-
-def _ok(resp, status=200):
-    assert resp.status_int == status, resp.body
-    return resp.json if resp.body else None
 
 
 def _provider(app, name, parent=None, total=1, reserved=0, traits=(),

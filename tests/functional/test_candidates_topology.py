@@ -8,28 +8,16 @@ change; an unchanged database is not read again.
 import threading
 import uuid
 
-import pytest
 import sqlalchemy as sa
 
-from allocsvc.api import app as api_app
 from allocsvc.db import api as db_api
 from allocsvc.db import models
 from allocsvc.placement import topology
-from tests import conftest
+from tests.client import ok as _ok
 from tests.client import placement_request as _call
 
 AGG = 'a1f0c6de-7b2c-4e55-9a0f-3d2b1c0e9f11'
 CANDIDATES = '/allocation_candidates?'
-
-
-@pytest.fixture
-def app(database):
-    return api_app.placement_app(conftest.make_conf())
-
-
-def _ok(resp, status=200):
-    assert resp.status_int == status, resp.body
-    return resp.json if resp.body else None
 
 
 def _provider(app, name, parent=None, vcpus=None):

@@ -10,19 +10,11 @@ import threading
 
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
-import pytest
 import webob
 
-from allocsvc.api import app as api_app
 from allocsvc.db import models
-from tests import conftest
 
 THREADS = 8
-
-
-@pytest.fixture
-def app(database):
-    return api_app.placement_app(conftest.make_conf())
 
 
 def _request(app, method, path, body=None, version='latest'):
