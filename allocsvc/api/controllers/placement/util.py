@@ -115,11 +115,19 @@ def _validator(schema):
 
 
 def validate(data, schema, prefix='JSON does not validate'):
-    # best_match: the same error jsonschema.validate() would report.
+    """BadRequest, in Placement's words, if ``data`` breaks ``schema``.
+
+    The detail is ``<prefix>: `` and jsonschema's full report of the one
+    error jsonschema.validate() would raise (best_match): its message,
+    then "Failed validating '<keyword>' in schema[...]" with the failing
+    part of the schema, then "On instance[...]" with the failing value.
+    That is what Placement answers, and clients and Placement's own tests
+    match on the keyword line, not only on the first one.
+    """
     error = jsonschema.exceptions.best_match(
         _validator(schema).iter_errors(data))
     if error is not None:
-        raise exception.BadRequest('%s: %s' % (prefix, error.message))
+        raise exception.BadRequest('%s: %s' % (prefix, error))
 
 
 def _no_constants(name):
