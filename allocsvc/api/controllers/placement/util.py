@@ -16,6 +16,7 @@ from allocsvc.api.controllers.placement import errors
 from allocsvc.api.controllers.placement import microversion
 from allocsvc.common import exception
 from allocsvc.common import policy
+from allocsvc.placement import providers
 
 _FORMAT_CHECKER = jsonschema.FormatChecker()
 
@@ -146,6 +147,21 @@ def extract_json(req, schema):
         raise exception.BadRequest('Malformed JSON: nested too deeply')
     validate(data, schema)
     return data
+
+
+def extract_provider_json(req, schema):
+    """``extract_json`` for a request about the provider of the path.
+
+    Placement reads the provider before it reads the body, so a bad body
+    sent to a provider that does not exist is a 404, not a 400. The
+    provider is looked up only once the body has failed: a good body goes
+    on to the engine, whose own lookup answers the 404.
+    """
+    try:
+        return extract_json(req, schema)
+    except exception.BadRequest:
+        providers.get_by_uuid(context(req), provider_uuid(req))
+        raise
 
 
 def validate_query(req, schema, multi=()):
