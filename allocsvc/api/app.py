@@ -54,7 +54,8 @@ def placement_app(conf, enforcer=None):
     # route table's 405.
     if conf.cors.allowed_origin:
         app = cors.CORS(app, conf)
-    # In: forces JSON errors. Out: any escaped exception becomes one.
+    # In: picks the error format: JSON, or HTML for a client that asks for
+    # it. Out: any escaped exception becomes an error document.
     app = errors.JSONErrors(app)
     # In: keeps a valid global request id, makes a local one. Out: adds
     # x-openstack-request-id to every response, errors included.
