@@ -49,8 +49,13 @@ def placement_app(conf, enforcer=None):
     else:
         app = auth.NoAuth(app)
     # In/out: answers CORS pre-flight requests and adds CORS headers.
-    app = cors.CORS(app, conf)
-    # In: forces JSON errors. Out: any escaped exception becomes one.
+    # Only when origins are configured, as in Placement: the middleware
+    # answers every OPTIONS request 200, which without CORS must be the
+    # route table's 405.
+    if conf.cors.allowed_origin:
+        app = cors.CORS(app, conf)
+    # In: picks the error format: JSON, or HTML for a client that asks for
+    # it. Out: any escaped exception becomes an error document.
     app = errors.JSONErrors(app)
     # In: keeps a valid global request id, makes a local one. Out: adds
     # x-openstack-request-id to every response, errors included.

@@ -28,6 +28,16 @@ class _QuietHandler(simple_server.WSGIRequestHandler):
     def log_message(self, fmt, *args):
         LOG.info('%s %s', self.address_string(), fmt % args)
 
+    def get_environ(self):
+        # wsgiref says text/plain for a request without a Content-Type
+        # header (the MIME default); uwsgi and gunicorn leave CONTENT_TYPE
+        # out. Do as they do, so that "no content type" can be told from
+        # a text/plain body (Placement answers them differently).
+        environ = super().get_environ()
+        if self.headers.get('Content-Type') is None:
+            environ.pop('CONTENT_TYPE', None)
+        return environ
+
 
 def make_server(host, port, app):
     httpd = simple_server.make_server(host, port, app,

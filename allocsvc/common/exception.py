@@ -36,6 +36,11 @@ class BadRequest(AllocsvcException):
     status = 400
 
 
+class InvalidInventory(BadRequest):
+    """An inventory whose values contradict each other (reserved above
+    total); the API says which write it refused."""
+
+
 class NotFound(AllocsvcException):
     status = 404
 

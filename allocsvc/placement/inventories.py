@@ -110,12 +110,12 @@ def check_capacity(rp_uuid, inventories, reserved_may_equal_total):
     for inv in inventories:
         if reserved_may_equal_total:
             if inv.capacity < 0:
-                raise exception.BadRequest(
+                raise exception.InvalidInventory(
                     'Invalid inventory for %s on resource provider %s: the '
                     'reserved value (%d) is greater than total (%d).'
                     % (inv.resource_class, rp_uuid, inv.reserved, inv.total))
         elif inv.capacity <= 0:
-            raise exception.BadRequest(
+            raise exception.InvalidInventory(
                 'Invalid inventory for %s on resource provider %s: the '
                 'reserved value (%d) is greater than or equal to total (%d) '
                 'or leaves no capacity; reserved may equal total only from '
@@ -263,8 +263,7 @@ def get_one(context, rp_uuid, resource_class):
     missing."""
     rp = providers.get_in_transaction(context, rp_uuid)
     not_found = exception.NotFound(
-        'No inventory of class %s for resource provider %s'
-        % (resource_class, rp_uuid))
+        'No inventory of class %s for %s' % (resource_class, rp_uuid))
     try:
         rc_id = resource_classes.ids_by_name(
             context, [resource_class])[resource_class]
@@ -321,8 +320,9 @@ def update(context, rp_uuid, generation, inv, reserved_may_equal_total):
         raise _unknown_class(rp_uuid, exc)
     if rc_id not in _class_ids(context, rp.id):
         raise exception.BadRequest(
-            'No inventory of class %s on resource provider %s to update; '
-            'create it with POST or PUT to the inventories collection.'
+            'No inventory record with resource class %s for resource '
+            'provider %s: create it with POST or PUT to the inventories '
+            'collection first.'
             % (inv.resource_class, rp_uuid))
     _refuse_shrinking(context, rp, {rc_id: inv})
     _update(context, rp, rc_id, inv, timeutils.utcnow())

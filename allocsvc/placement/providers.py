@@ -101,14 +101,19 @@ def create(context, name, uuid=None, parent_provider_uuid=None):
     uuid = uuid or uuidutils.generate_uuid()
     root_id = parent_id = None
     if parent_provider_uuid is not None:
+        refused = ('Unable to create resource provider "%s", %s: Object '
+                   'action create failed because: ' % (name, uuid))
+        if parent_provider_uuid == uuid:
+            raise exception.BadRequest(
+                refused + 'parent provider UUID cannot be same as UUID. '
+                'Please set parent provider UUID to None if there is no '
+                'parent.')
         parent = context.session.execute(
             sa.select(_RP.c.id, _RP.c.root_provider_id)
             .where(_RP.c.uuid == parent_provider_uuid)).first()
         if parent is None:
             raise exception.BadRequest(
-                'Unable to create resource provider "%s", %s: parent '
-                'provider UUID %s does not exist.'
-                % (name, uuid, parent_provider_uuid))
+                refused + 'parent provider UUID does not exist.')
         parent_id, root_id = parent.id, parent.root_provider_id
     try:
         result = context.session.execute(_RP.insert().values(
@@ -169,8 +174,9 @@ def _reparent(context, rp, new_parent_uuid, allow_move):
             .where(_RP.c.uuid == new_parent_uuid)).first()
         if parent is None:
             raise exception.BadRequest(
-                'Unable to save resource provider %s: parent provider UUID '
-                '%s does not exist.' % (rp.uuid, new_parent_uuid))
+                'Unable to save resource provider %s: Object action update '
+                'failed because: parent provider UUID does not exist.'
+                % rp.uuid)
         parent_id, new_root_id = parent.id, parent.root_provider_id
     subtree = _subtree_ids(_tree(context, rp.root_provider_id), rp.id)
     if parent_id in subtree:
@@ -219,7 +225,11 @@ def delete(context, uuid):
     a bound bare-metal node.
     """
     session = context.session
-    rp = _get(context, uuid)
+    try:
+        rp = _get(context, uuid)
+    except exception.NotFound:
+        raise exception.NotFound(
+            'No resource provider with uuid %s found for delete' % uuid)
     node_guard.refuse(context, uuid, 'delete resource provider')
     if session.execute(sa.select(_RP.c.id).where(
             _RP.c.parent_provider_id == rp.id).limit(1)).first():

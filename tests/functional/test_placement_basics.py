@@ -197,9 +197,79 @@ def test_wrong_method_is_405_with_allow(placement):
 
 def test_accept_must_allow_json(placement):
     resp = call(placement, '/resource_providers',
-                headers=dict(ADMIN, Accept='text/html'))
+                headers=dict(ADMIN, Accept='text/plain'))
     assert resp.status_int == 406
     assert error(resp)['detail'].endswith('Only application/json is provided')
+
+
+@pytest.mark.parametrize('accept', [
+    'text/html',
+    'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+])
+def test_errors_are_html_for_a_client_preferring_it(placement, accept):
+    # As from Placement (webob's error page): a browser reads HTML.
+    resp = call(placement, '/nowhere', headers=dict(ADMIN, Accept=accept))
+    assert resp.status_int == 404
+    assert resp.content_type == 'text/html'
+    assert 'The resource could not be found.' in resp.text
+    resp = call(placement, '/resource_providers',
+                headers=dict(ADMIN, Accept='text/html'))
+    assert resp.status_int == 406
+    assert resp.content_type == 'text/html'
+    assert 'Only application/json is provided' in resp.text
+
+
+@pytest.mark.parametrize('accept', [
+    None, '*/*', 'application/json', 'text/plain',
+    'application/json, text/html', 'text/html;q=0.5, application/json',
+])
+def test_errors_are_json_unless_html_is_preferred(placement, accept):
+    headers = dict(ADMIN)
+    if accept is not None:
+        headers['Accept'] = accept
+    resp = call(placement, '/nowhere', headers=headers)
+    assert resp.status_int == 404
+    assert error(resp)['title'] == 'Not Found'
+
+
+def test_options_without_cors_is_405(placement):
+    # Without configured origins there is no CORS layer to answer it.
+    resp = call(placement, '/resource_providers', method='OPTIONS',
+                headers={'Origin': 'http://dashboard.example',
+                         'Access-Control-Request-Method': 'GET',
+                         **ADMIN})
+    assert resp.status_int == 405
+    assert resp.headers['allow'] == 'GET, POST'
+    assert 'The method OPTIONS is not allowed' in error(resp)['detail']
+    assert 'Access-Control-Allow-Origin' not in resp.headers
+
+
+def test_a_body_needs_a_content_type(placement):
+    # Refused before routing, even on a path that has no handler.
+    for path in ('/resource_providers', '/nowhere'):
+        req = webob.Request.blank(path, method='POST', headers=ADMIN)
+        req.body = b'I want a resource provider please'
+        req.environ.pop('CONTENT_TYPE', None)
+        resp = req.get_response(placement)
+        assert resp.status_int == 400
+        assert ('content-type header required when content-length > 0'
+                in error(resp)['detail'])
+    req = webob.Request.blank('/resource_providers', method='POST',
+                              headers=ADMIN)
+    req.environ['CONTENT_LENGTH'] = 'hi mom'
+    resp = req.get_response(placement)
+    assert resp.status_int == 400
+    assert ('content-length header must be an integer'
+            in error(resp)['detail'])
+
+
+def test_no_body_reaches_the_handler(placement):
+    # No body and no content type: the handler's own 415.
+    resp = call(placement, '/resource_providers/%s' % ('1' * 32),
+                method='PUT', headers=ADMIN)
+    assert resp.status_int == 415
+    assert ('The media type None is not supported, use application/json'
+            in error(resp)['detail'])
 
 
 def test_cors_preflight(tmp_path):

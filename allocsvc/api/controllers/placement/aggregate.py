@@ -34,11 +34,11 @@ def set_aggregates(req):
         req, 'placement:resource_providers:aggregates:update')
     uuid = util.provider_uuid(req)
     if util.want_version(req) >= (1, 19):
-        data = util.extract_json(req, schema.PUT_1_19)
+        data = util.extract_provider_json(req, schema.PUT_1_19)
         uuids = data['aggregates']
         generation = data['resource_provider_generation']
     else:
-        uuids = util.extract_json(req, schema.PUT_1_1)
+        uuids = util.extract_provider_json(req, schema.PUT_1_1)
         generation = None
     generation = aggregates.set_aggregates(context, uuid, uuids,
                                            generation=generation)

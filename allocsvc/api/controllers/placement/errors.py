@@ -2,12 +2,15 @@
 
 ``{"errors": [{"status", "title", "detail", "code", "request_id"}]}``;
 ``code`` only from microversion 1.23, ``min_version``/``max_version`` on
-a 406 caused by an unsupported microversion.
+a 406 caused by an unsupported microversion. A client that prefers HTML
+to JSON (``Accept: text/html``, a browser) gets webob's HTML error page
+instead, as from Placement.
 """
 
 from oslo_log import log as logging
 from oslo_middleware import request_id
 import webob
+import webob.acceptparse
 import webob.dec
 import webob.exc
 
@@ -65,13 +68,29 @@ def to_http_error(req, exc):
     return http_error
 
 
+def error_media_type(accept):
+    """The media type of the error bodies for an Accept header value.
+
+    HTML only when the client ranks it above JSON (``text/html``, or a
+    browser's ``text/html,...,*/*;q=0.8``); JSON on a tie (no header,
+    ``*/*``) and when the client accepts neither (webob would fall back
+    to plain text, which no Placement client reads).
+    """
+    header = webob.acceptparse.create_accept_header(accept)
+    offers = header.acceptable_offers(['application/json', 'text/html'])
+    if offers and offers[0][0] == 'text/html':
+        return 'text/html'
+    return 'application/json'
+
+
 class JSONErrors:
-    """Make every error a Placement JSON error document.
+    """Make every error a Placement error document.
 
     In: remembers the client's Accept header (for handlers that check it)
-    and asks webob to render errors as JSON, the only format Placement
-    speaks. Out: any exception that escapes the layers below becomes a
-    JSON error (a 500 if it was not an HTTP error: always a bug).
+    and leaves in its place the one format webob is to render errors in:
+    JSON, or HTML for a client that prefers it (``error_media_type``).
+    Out: any exception that escapes the layers below becomes an error
+    document (a 500 if it was not an HTTP error: always a bug).
     """
 
     def __init__(self, application):
@@ -79,8 +98,9 @@ class JSONErrors:
 
     @webob.dec.wsgify
     def __call__(self, req):
-        req.environ[ENV_ORIGINAL_ACCEPT] = req.environ.get('HTTP_ACCEPT')
-        req.environ['HTTP_ACCEPT'] = 'application/json'
+        accept = req.environ.get('HTTP_ACCEPT')
+        req.environ[ENV_ORIGINAL_ACCEPT] = accept
+        req.environ['HTTP_ACCEPT'] = error_media_type(accept)
         try:
             return req.get_response(self.application)
         except Exception as exc:

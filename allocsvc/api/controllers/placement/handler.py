@@ -103,6 +103,24 @@ def _compile(template):
     return re.compile('^%s$' % pattern)
 
 
+def _check_body_headers(req):
+    """A body must say what it is: 400 for a request with a non-empty body
+    (Content-Length above 0) and no Content-Type, before any routing, as
+    Placement does. A request without a body reaches its handler, which
+    may still refuse it (415) for lack of a JSON body."""
+    length = req.environ.get('CONTENT_LENGTH')
+    if not length:
+        return
+    try:
+        length = int(length)
+    except ValueError:
+        raise webob.exc.HTTPBadRequest(
+            'content-length header must be an integer')
+    if length > 0 and not req.environ.get('CONTENT_TYPE'):
+        raise webob.exc.HTTPBadRequest(
+            'content-type header required when content-length > 0')
+
+
 class PlacementHandler:
     """WSGI application dispatching through ROUTE_DECLARATIONS."""
 
@@ -118,6 +136,7 @@ class PlacementHandler:
             return errors.to_http_error(req, exc)
 
     def _dispatch(self, req):
+        _check_body_headers(req)
         path = req.path_info or '/'
         if len(path) > 1:
             path = path.rstrip('/') or '/'

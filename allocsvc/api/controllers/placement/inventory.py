@@ -1,13 +1,28 @@
 """Handlers for /resource_providers/{uuid}/inventories and
 /resource_providers/{uuid}/inventories/{resource_class}."""
 
+import contextlib
+
 from allocsvc.api.controllers.placement.schemas import inventory as schema
 from allocsvc.api.controllers.placement import util
+from allocsvc.common import exception
 from allocsvc.placement import inventories
 
 
 def _reserved_may_equal_total(req):
     return util.want_version(req) >= (1, 26)
+
+
+@contextlib.contextmanager
+def _unable_to(action, uuid):
+    """Say which write an invalid inventory refused, in Placement's words
+    ("Unable to create inventory for resource provider <uuid>: ...")."""
+    try:
+        yield
+    except exception.InvalidInventory as exc:
+        raise exception.BadRequest(
+            'Unable to %s inventory for resource provider %s: %s'
+            % (action, uuid, exc.message))
 
 
 def _inventory(resource_class, data):
@@ -59,10 +74,11 @@ def create_inventory(req):
     context = util.authorize(
         req, 'placement:resource_providers:inventories:create')
     uuid = util.provider_uuid(req)
-    data = util.extract_json(req, schema.POST)
+    data = util.extract_provider_json(req, schema.POST)
     inv = _inventory(data['resource_class'], data)
-    generation = inventories.create(context, uuid, inv,
-                                    _reserved_may_equal_total(req))
+    with _unable_to('create', uuid):
+        generation = inventories.create(context, uuid, inv,
+                                        _reserved_may_equal_total(req))
     resp = util.json_response(req, _serialize_one(inv, generation),
                               status=201)
     resp.location = _inventory_url(req, uuid, inv.resource_class)
@@ -74,12 +90,13 @@ def set_inventories(req):
     context = util.authorize(
         req, 'placement:resource_providers:inventories:update')
     uuid = util.provider_uuid(req)
-    data = util.extract_json(req, schema.PUT_ALL)
+    data = util.extract_provider_json(req, schema.PUT_ALL)
     invs = [_inventory(name, fields)
             for name, fields in sorted(data['inventories'].items())]
-    generation = inventories.replace_all(
-        context, uuid, data['resource_provider_generation'], invs,
-        _reserved_may_equal_total(req))
+    with _unable_to('update', uuid):
+        generation = inventories.replace_all(
+            context, uuid, data['resource_provider_generation'], invs,
+            _reserved_may_equal_total(req))
     return _send_all(req, generation, invs)
 
 
@@ -96,11 +113,12 @@ def update_inventory(req):
     context = util.authorize(
         req, 'placement:resource_providers:inventories:update')
     uuid = util.provider_uuid(req)
-    data = util.extract_json(req, schema.PUT_ONE)
+    data = util.extract_provider_json(req, schema.PUT_ONE)
     inv = _inventory(req.urlvars['resource_class'], data)
-    generation = inventories.update(
-        context, uuid, data['resource_provider_generation'], inv,
-        _reserved_may_equal_total(req))
+    with _unable_to('update', uuid):
+        generation = inventories.update(
+            context, uuid, data['resource_provider_generation'], inv,
+            _reserved_may_equal_total(req))
     return util.json_response(req, _serialize_one(inv, generation))
 
 

@@ -8,7 +8,6 @@ body and creates the class named in the URL, or confirms it exists.
 from allocsvc.api.controllers.placement.schemas import resource_class \
     as schema
 from allocsvc.api.controllers.placement import util
-from allocsvc.common import exception
 from allocsvc.placement import resource_classes
 
 
@@ -68,11 +67,9 @@ def _ensure_resource_class(req):
     exists (204); any body is ignored."""
     context = util.authorize(req, 'placement:resource_classes:update')
     name = req.urlvars['name']
-    if not schema.is_custom_name(name):
-        raise exception.BadRequest(
-            'Invalid resource class name %r: a custom resource class name '
-            'starts with CUSTOM_, has at most 255 characters and uses only '
-            'A-Z, 0-9 and _.' % name)
+    # The name is checked as if it had been POSTed: the same schema, and
+    # the same "JSON does not validate" report Placement gives.
+    util.validate({'name': name}, schema.POST_1_2)
     rc, created = resource_classes.ensure(context, name)
     return util.empty_response(201 if created else 204,
                                location=_url(req, rc.name))

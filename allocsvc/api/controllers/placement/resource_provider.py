@@ -1,5 +1,7 @@
 """Handlers for /resource_providers and /resource_providers/{uuid}."""
 
+import uuid as uuidlib
+
 from allocsvc.api.controllers.placement import qsparams
 from allocsvc.api.controllers.placement.schemas import resource_provider \
     as schema
@@ -36,15 +38,26 @@ def get_resource_provider(req):
                               last_modified=_last_modified(rp))
 
 
+def _canonical(uuid):
+    """The dashed, lower-case form of a uuid-like body value (or None).
+
+    The schema accepts any uuid-like string, as Placement does, and
+    Placement stores its canonical form: a provider created as
+    2290d4af9e6e... is 2290d4af-9e6e-..., and conflicts with it.
+    """
+    return None if uuid is None else str(uuidlib.UUID(uuid))
+
+
 @util.require_content('application/json')
 def create_resource_provider(req):
     context = util.authorize(req, 'placement:resource_providers:create')
     want = util.want_version(req)
     data = util.extract_json(
         req, schema.POST_1_14 if want >= (1, 14) else schema.POST_1_0)
-    rp = providers.create(context, data['name'], uuid=data.get('uuid'),
-                          parent_provider_uuid=data.get(
-                              'parent_provider_uuid'))
+    rp = providers.create(context, data['name'],
+                          uuid=_canonical(data.get('uuid')),
+                          parent_provider_uuid=_canonical(
+                              data.get('parent_provider_uuid')))
     location = util.resource_provider_url(req, rp.uuid)
     if want >= (1, 20):
         resp = util.json_response(req, _serialize(req, rp),
@@ -58,11 +71,12 @@ def create_resource_provider(req):
 def update_resource_provider(req):
     context = util.authorize(req, 'placement:resource_providers:update')
     want = util.want_version(req)
-    data = util.extract_json(
+    data = util.extract_provider_json(
         req, schema.PUT_1_14 if want >= (1, 14) else schema.PUT_1_0)
     kwargs = {}
     if 'parent_provider_uuid' in data:
-        kwargs['parent_provider_uuid'] = data['parent_provider_uuid']
+        kwargs['parent_provider_uuid'] = _canonical(
+            data['parent_provider_uuid'])
     rp = providers.update(context, util.provider_uuid(req), data['name'],
                           allow_move=want >= (1, 37), **kwargs)
     return util.json_response(req, _serialize(req, rp),

@@ -16,6 +16,7 @@ from allocsvc.api.controllers.placement import errors
 from allocsvc.api.controllers.placement import microversion
 from allocsvc.common import exception
 from allocsvc.common import policy
+from allocsvc.placement import providers
 
 _FORMAT_CHECKER = jsonschema.FormatChecker()
 
@@ -115,11 +116,19 @@ def _validator(schema):
 
 
 def validate(data, schema, prefix='JSON does not validate'):
-    # best_match: the same error jsonschema.validate() would report.
+    """BadRequest, in Placement's words, if ``data`` breaks ``schema``.
+
+    The detail is ``<prefix>: `` and jsonschema's full report of the one
+    error jsonschema.validate() would raise (best_match): its message,
+    then "Failed validating '<keyword>' in schema[...]" with the failing
+    part of the schema, then "On instance[...]" with the failing value.
+    That is what Placement answers, and clients and Placement's own tests
+    match on the keyword line, not only on the first one.
+    """
     error = jsonschema.exceptions.best_match(
         _validator(schema).iter_errors(data))
     if error is not None:
-        raise exception.BadRequest('%s: %s' % (prefix, error.message))
+        raise exception.BadRequest('%s: %s' % (prefix, error))
 
 
 def _no_constants(name):
@@ -138,6 +147,21 @@ def extract_json(req, schema):
         raise exception.BadRequest('Malformed JSON: nested too deeply')
     validate(data, schema)
     return data
+
+
+def extract_provider_json(req, schema):
+    """``extract_json`` for a request about the provider of the path.
+
+    Placement reads the provider before it reads the body, so a bad body
+    sent to a provider that does not exist is a 404, not a 400. The
+    provider is looked up only once the body has failed: a good body goes
+    on to the engine, whose own lookup answers the 404.
+    """
+    try:
+        return extract_json(req, schema)
+    except exception.BadRequest:
+        providers.get_by_uuid(context(req), provider_uuid(req))
+        raise
 
 
 def validate_query(req, schema, multi=()):
