@@ -294,7 +294,8 @@ def _lock_and_bind(context, allocation, candidate, host, conductor_id,
     """One transaction: take the node's lock (only if it is still free,
     NodeLocked if someone holds it), then its resource provider's row
     lock (``node_providers.lock``, so that the usage read next is the
-    latest committed), read the node under both, re-check it
+    latest committed), read the node and its provider under both (one
+    statement), re-check it
     (``unsuitable``; also unsuitable: a provider another Placement
     consumer holds) and bind it -- conditional on the lock and on this
     conductor still owning the allocation -- giving the lock back in the
@@ -309,11 +310,12 @@ def _lock_and_bind(context, allocation, candidate, host, conductor_id,
     uuid = candidate.uuid
     locking.reserve_in_transaction(context, uuid, host, only_free=True,
                                    column='uuid')
-    provider = node_providers.lock(context, uuid)
+    provider, row = node_providers.lock(context, uuid, nodes.BINDABLE)
+    if row is None:
+        raise exception.NodeNotFound(uuid)
     held = provider.used if provider is not None else 0
     # The node's traits only matter if the allocation asks for some.
-    node = nodes.get_bindable(context, uuid,
-                              with_traits=bool(allocation.traits))
+    node = nodes.bindable(context, row, with_traits=bool(allocation.traits))
     reason = unsuitable(node, allocation, held)
     if reason is not None:
         LOG.debug('Allocation %s: skipping node %s: %s',

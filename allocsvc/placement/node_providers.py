@@ -26,6 +26,8 @@ after locking the node and before reading anything; the other node
 writes touch the provider last.
 """
 
+import functools
+
 import os_resource_classes
 from oslo_db import exception as db_exc
 from oslo_utils import timeutils
@@ -81,7 +83,7 @@ _LOCK = (_RP.update().where(_RP.c.uuid == sa.bindparam('node_uuid'))
 # The provider of a node with its inventories and how many allocations
 # it has, one row per inventory (one row of NULLs without any):
 #
-# SELECT rp.id, rp.generation, (SELECT count(*) FROM allocations
+# SELECT rp.id AS rp_id, rp.generation, (SELECT count(*) FROM allocations
 #          WHERE resource_provider_id = rp.id) AS used,
 #        inv.id, inv.resource_class_id, rc.name, inv.total, inv.reserved,
 #        inv.min_unit, inv.max_unit, inv.step_size, inv.allocation_ratio,
@@ -92,8 +94,16 @@ _LOCK = (_RP.update().where(_RP.c.uuid == sa.bindparam('node_uuid'))
 # LEFT JOIN inventories inv ON inv.resource_provider_id = rp.id
 # LEFT JOIN resource_classes rc ON rc.id = inv.resource_class_id
 # WHERE rp.uuid = :node_uuid
-_STATE = sa.select(
-    _RP.c.id, _RP.c.generation,
+#
+# ``_state_with_node(columns)``: the same, from the node's row (whose
+# ``columns`` it reads too) LEFT JOIN its provider, so that a node
+# without a provider still gives a row, of NULL provider columns:
+#
+# SELECT nodes.<columns>, rp.id, ... FROM nodes
+# LEFT JOIN resource_providers rp ON rp.uuid = nodes.uuid
+# LEFT JOIN inventories inv ... WHERE nodes.uuid = :node_uuid
+_STATE_COLUMNS = (
+    _RP.c.id.label('rp_id'), _RP.c.generation,
     sa.select(sa.func.count()).where(_ALLOC.c.resource_provider_id ==
                                      _RP.c.id)
     .scalar_subquery().label('used'),
@@ -105,10 +115,24 @@ _STATE = sa.select(
         _ALLOC.c.resource_provider_id == _RP.c.id,
         _ALLOC.c.resource_class_id == _INV.c.resource_class_id)
     .scalar_subquery().label('class_used'),
-).select_from(
-    _RP.outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id)
-    .outerjoin(_RC, _RC.c.id == _INV.c.resource_class_id)
-).where(_RP.c.uuid == sa.bindparam('node_uuid'))
+)
+
+
+def _with_inventories(providers):
+    return (providers.outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id)
+            .outerjoin(_RC, _RC.c.id == _INV.c.resource_class_id))
+
+
+_STATE = sa.select(*_STATE_COLUMNS).select_from(
+    _with_inventories(_RP)).where(_RP.c.uuid == sa.bindparam('node_uuid'))
+
+
+@functools.lru_cache(maxsize=None)
+def _state_with_node(columns):
+    return sa.select(*(_NODE.c[name] for name in columns),
+                     *_STATE_COLUMNS).select_from(
+        _with_inventories(_NODE.outerjoin(_RP, _RP.c.uuid == _NODE.c.uuid))
+    ).where(_NODE.c.uuid == sa.bindparam('node_uuid'))
 
 _BUMP = (_RP.update().where(_RP.c.id == sa.bindparam('rp_id'))
          .values(generation=_RP.c.generation + 1,
@@ -125,7 +149,7 @@ class _State:
 
     def __init__(self, rows):
         first = rows[0]
-        self.id = first.id
+        self.id = first.rp_id
         self.generation = first.generation
         self.used = int(first.used or 0)
         self.inventories = {row.rc_name: row for row in rows
@@ -166,20 +190,26 @@ def _ensure_names(context, table, names):
 
 # -- the mirror ---------------------------------------------------------------
 
-def lock(context, node_uuid):
+def lock(context, node_uuid, node_columns):
     """For a transaction that binds the node, before it reads anything:
     bump its provider's generation, taking the provider's row lock
     (waiting for a Placement write of it in flight), so that what this
     transaction reads next of the provider's usage is the latest
     committed (InnoDB takes its snapshot at the first plain read; the
-    node's lock, taken before, is a write).
-    Returns the provider as it is now (its ``used``: how many
-    allocations it has), for ``sync``; None if the node has none."""
-    result = context.session.execute(
+    node's lock, taken before, is a write). Then read the provider and
+    the node's ``node_columns`` (a tuple of ``nodes`` column names) in
+    one statement.
+
+    Returns ``(provider, node)``: the provider as it is now (its
+    ``used``: how many allocations it has), for ``sync``, or None if the
+    node has none; the node's row, or None if there is no such node."""
+    context.session.execute(
         _LOCK, {'node_uuid': node_uuid, 'now': timeutils.utcnow()})
-    if result.rowcount != 1:
-        return None
-    return _read(context, node_uuid)
+    rows = context.session.execute(_state_with_node(tuple(node_columns)),
+                                   {'node_uuid': node_uuid}).all()
+    if not rows:
+        return None, None
+    return (_State(rows) if rows[0].rp_id is not None else None), rows[0]
 
 
 def _create(context, node_uuid):

@@ -78,16 +78,13 @@ def _bump(session):
             sa.select(_RP.c.root_provider_id)
             .where(_RP.c.id.in_(sorted(provider_ids)))).scalars())
     roots.discard(None)
-    result = session.execute(
-        _TOPO.update().where(_TOPO.c.id == 1)
-        .values(version=_TOPO.c.version + 1))
-    if result.rowcount != 1:
+    version = _next_version(session)
+    if version is None:
         # The row is made by the migrations: only a database emptied
         # by hand lacks it. A new epoch tells every copy to reload.
+        version = 1
         session.execute(_TOPO.insert().values(
-            id=1, epoch=uuidutils.generate_uuid(), version=1, floor=0))
-    version = session.execute(
-        sa.select(_TOPO.c.version).where(_TOPO.c.id == 1)).scalar_one()
+            id=1, epoch=uuidutils.generate_uuid(), version=version, floor=0))
     if roots:
         session.execute(_CHANGES.insert(), [
             {'version': version, 'root_provider_id': root}
@@ -97,6 +94,22 @@ def _bump(session):
         session.execute(_CHANGES.delete().where(_CHANGES.c.version <= floor))
         session.execute(_TOPO.update().where(_TOPO.c.id == 1)
                         .values(floor=floor))
+
+
+def _next_version(session):
+    """Add one to the version of the topology row and return the new
+    version (None without the row), in one statement: RETURNING where
+    the database has it (PostgreSQL, SQLite), else MySQL's
+    ``LAST_INSERT_ID(expr)``, whose value comes back with the UPDATE's
+    answer as the statement's last row id."""
+    update = _TOPO.update().where(_TOPO.c.id == 1)
+    if session.get_bind().dialect.update_returning:
+        return session.execute(
+            update.values(version=_TOPO.c.version + 1)
+            .returning(_TOPO.c.version)).scalar()
+    result = session.execute(update.values(
+        version=sa.func.last_insert_id(_TOPO.c.version + 1)))
+    return result.lastrowid if result.rowcount == 1 else None
 
 
 @sa.event.listens_for(orm.Session, 'after_rollback')

@@ -134,18 +134,15 @@ class Bindable:
         self.traits = traits
 
 
-_BINDABLE = sa.select(*(_NODE.c[name] for name in Bindable.__slots__[:-1])
-                      ).where(_NODE.c.uuid == sa.bindparam('uuid'))
+# The columns of ``nodes`` a Bindable has.
+BINDABLE = Bindable.__slots__[:-1]
 
 
-def get_bindable(context, uuid, with_traits=True):
-    """Inside a caller's transaction: what binding the node ``uuid``
-    needs of it (a ``Bindable``; its traits only ``with_traits``), or
-    NodeNotFound. The other columns, the JSON documents above all, cost
-    more to read than the rest of a bind."""
-    row = context.session.execute(_BINDABLE, {'uuid': uuid}).first()
-    if row is None:
-        raise exception.NodeNotFound(uuid)
+def bindable(context, row, with_traits=True):
+    """The Bindable of ``row`` (which has the ``BINDABLE`` columns), read
+    in the caller's transaction; its traits are read only
+    ``with_traits``. The other columns, the JSON documents above all,
+    cost more to read than the rest of a bind."""
     return Bindable(row, _traits_of(context, [row.id])[row.id]
                     if with_traits else ())
 
