@@ -10,6 +10,10 @@ def _reserved_may_equal_total(req):
     return util.want_version(req) >= (1, 26)
 
 
+def _refuse_overcommit(req):
+    return util.conf(req).placement.refuse_inventory_below_usage
+
+
 def _inventory(resource_class, data):
     return inventories.Inventory.from_request(resource_class, data)
 
@@ -79,7 +83,7 @@ def set_inventories(req):
             for name, fields in sorted(data['inventories'].items())]
     generation = inventories.replace_all(
         context, uuid, data['resource_provider_generation'], invs,
-        _reserved_may_equal_total(req))
+        _reserved_may_equal_total(req), _refuse_overcommit(req))
     return _send_all(req, generation, invs)
 
 
@@ -100,7 +104,7 @@ def update_inventory(req):
     inv = _inventory(req.urlvars['resource_class'], data)
     generation = inventories.update(
         context, uuid, data['resource_provider_generation'], inv,
-        _reserved_may_equal_total(req))
+        _reserved_may_equal_total(req), _refuse_overcommit(req))
     return util.json_response(req, _serialize_one(inv, generation))
 
 
