@@ -18,7 +18,8 @@ of ``allocations`` with inventory changes in front:
    provider is checked: no allocation may be left on a class it no longer
    has (409 placement.inventory.inuse). One left above its new capacity
    (an allocation of a consumer the request does not name) is accepted
-   with a warning, as for any inventory write (``inventories``).
+   with a warning, as for any inventory write, or refused with
+   ``refuse_overcommit`` (``inventories.over_capacity``).
 
 Generations move as Placement's do, which clients that reshape and then
 write at the generation they expect rely on. Placement writes a
