@@ -105,6 +105,19 @@ placement_opts = [
              'other); a reshape also when another request changed one of '
              'its providers.'),
     cfg.BoolOpt(
+        'refuse_inventory_below_usage', default=False,
+        help='Refuse (409 placement.inventory.inuse) an inventory write '
+             '(PUT /resource_providers/{uuid}/inventories and '
+             '/inventories/{resource_class}, POST /reshaper) that leaves '
+             'less capacity than is already allocated from it. By '
+             'default such a write is accepted and a warning is logged, '
+             'as Placement does: the inventory is what the hypervisor '
+             'reports it has, and a client that cannot write it (nova\'s '
+             'resource tracker) retries for ever. The allocations stay; '
+             'new ones fit only once usage is back under capacity. '
+             'Removing the inventory of a class that has allocations is '
+             'refused either way.'),
+    cfg.BoolOpt(
         'randomize_allocation_candidates', default=False,
         help='Shuffle the answers of GET /allocation_candidates. Without '
              'it, candidates come in a stable order (round-robin over the '

@@ -1,9 +1,10 @@
 """oslo.policy rules, with Placement's rule names and defaults.
 
 New defaults let administrators and the ``service`` role (the other
-services of a cloud) manage everything; project readers may read their own
-usages. With ``[oslo_policy] enforce_new_defaults = False`` the deprecated
-legacy rule (``role:admin``) is accepted as well, as in Placement.
+services of a cloud) manage everything except the reshaper, which is the
+service role's alone; project readers may read their own usages. With
+``[oslo_policy] enforce_new_defaults = False`` the deprecated legacy rule
+(``role:admin``) is accepted as well, as in Placement.
 """
 
 from oslo_policy import policy
@@ -11,6 +12,7 @@ from oslo_policy import policy
 from allocsvc.common import exception
 
 ADMIN_OR_SERVICE = 'rule:admin_or_service_api'
+SERVICE = 'rule:service_api'
 PROJECT_READER_OR_ADMIN_OR_SERVICE = (
     'rule:admin_or_service_api or rule:project_reader_api')
 
@@ -123,8 +125,10 @@ _placement_rules = [
     _rule('placement:allocation_candidates:list',
           'List allocation candidates.',
           [('GET', '/allocation_candidates')]),
+    # Only the compute service moves inventory it reports, as in
+    # Placement: not even an administrator reshapes by hand.
     _rule('placement:reshaper:reshape', 'Reshape Inventory and '
-          'Allocations.', [('POST', '/reshaper')]),
+          'Allocations.', [('POST', '/reshaper')], check_str=SERVICE),
 ]
 
 

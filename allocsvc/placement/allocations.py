@@ -233,14 +233,14 @@ def intern_ids(context, requests):
          if req.consumer_type is not None})
 
 
-def lock_providers(context, generations):
+def lock_providers(context, generations, steps):
     """Stage 3 of a reshape, the first statements of its writer
-    transaction: bump each provider of ``generations`` ({id: (uuid,
-    generation read)}) in id order by compare-and-swap. ProviderChanged
-    if one moved meanwhile (the reshape's inventories were computed from
-    those generations).
+    transaction: move each provider of ``generations`` ({id: (uuid,
+    generation read)}) on by ``steps[id]``, in id order, by
+    compare-and-swap. ProviderChanged if one moved meanwhile (the
+    reshape's inventories were computed from those generations).
 
-    UPDATE resource_providers SET generation = :g + 1
+    UPDATE resource_providers SET generation = :g + :steps
     WHERE id = :id AND generation = :g
     """
     now = timeutils.utcnow()
@@ -249,7 +249,7 @@ def lock_providers(context, generations):
         result = context.session.execute(
             _RP.update()
             .where(_RP.c.id == rp_id, _RP.c.generation == generation)
-            .values(generation=generation + 1, updated_at=now))
+            .values(generation=generation + steps[rp_id], updated_at=now))
         if result.rowcount != 1:
             raise ProviderChanged(uuid)
 

@@ -7,14 +7,20 @@ both win. Allocations change the provider generation too, which is what
 makes the in-use checks below safe without row locks: an allocation made
 between our check and our commit makes the compare-and-swap fail.
 
-Inventory in use is never removed, and (stricter than Placement, which
-only logs it) never shrunk below what is allocated: both are
-InventoryInUse (409 ``placement.inventory.inuse``).
+Inventory in use is never removed (InventoryInUse, 409
+``placement.inventory.inuse``). It may be set below what is allocated
+from it, with a warning in the log, as in Placement: the inventory is
+what the hypervisor reports it has, and a client (nova's resource
+tracker) that cannot write it retries for ever. The allocations stay;
+new ones find no room until usage is back under capacity. The
+``[placement] refuse_inventory_below_usage`` option makes that an
+InventoryInUse too (``refuse_overcommit``).
 """
 
 import struct
 
 from oslo_db import exception as db_exc
+from oslo_log import log as logging
 from oslo_utils import timeutils
 import sqlalchemy as sa
 
@@ -29,6 +35,8 @@ from allocsvc.placement import topology
 _INV = models.inventories
 _ALLOC = models.allocations
 _RC = models.resource_classes
+
+LOG = logging.getLogger(__name__)
 
 MAX_INT = 2147483647
 
@@ -189,10 +197,24 @@ def _used(context, rp_id, rc_ids):
     return {row.resource_class_id: int(row.used or 0) for row in rows}
 
 
-def _in_use(names, rp_uuid, why=''):
+def in_use(names, rp_uuid, why=''):
+    """InventoryInUse naming the classes ``names`` (in the order given)."""
     return exception.InventoryInUse(
         "Inventory for '%s' on resource provider '%s' in use%s."
-        % (', '.join(sorted(names)), rp_uuid, why))
+        % (', '.join(names), rp_uuid, why))
+
+
+def over_capacity(rp_uuid, rc_name, capacity, used, refuse):
+    """An inventory of ``rc_name`` on ``rp_uuid`` is being set to
+    ``capacity``, below the ``used`` allocated from it: InventoryInUse if
+    ``refuse``, else a warning (with Placement's wording, which operators
+    search their logs for)."""
+    if refuse:
+        raise in_use([rc_name], rp_uuid,
+                     ': its capacity would be %d, less than the %d already '
+                     'allocated' % (capacity, used))
+    LOG.warning('Resource provider %(uuid)s is now over-capacity for '
+                '%(resource)s', {'uuid': rp_uuid, 'resource': rc_name})
 
 
 def _refuse_removal(context, rp, removed):
@@ -203,20 +225,20 @@ def _refuse_removal(context, rp, removed):
                           'remove inventory from resource provider')
     used = _used(context, rp.id, removed)
     if used:
-        raise _in_use([removed[rc_id] for rc_id in used], rp.uuid)
+        # In class id order (standard classes in os-resource-classes
+        # order), as Placement names them.
+        raise in_use([removed[rc_id] for rc_id in sorted(used)], rp.uuid)
 
 
-def _refuse_shrinking(context, rp, updated):
-    """InventoryInUse if an inventory of ``updated`` ({id: Inventory})
-    would have less capacity than is allocated from it."""
+def _check_shrinking(context, rp, updated, refuse):
+    """``over_capacity`` for each inventory of ``updated`` ({id:
+    Inventory}) that would have less capacity than is allocated."""
     used = _used(context, rp.id, updated)
     for rc_id, amount in sorted(used.items()):
         inv = updated[rc_id]
         if amount > inv.capacity:
-            raise _in_use(
-                [inv.resource_class], rp.uuid,
-                ': its capacity would be %d, less than the %d already '
-                'allocated' % (inv.capacity, amount))
+            over_capacity(rp.uuid, inv.resource_class, inv.capacity, amount,
+                          refuse)
 
 
 def _check_generation(rp, generation):
@@ -305,7 +327,8 @@ def create(context, rp_uuid, inv, reserved_may_equal_total):
 
 @db_api.retry_on_deadlock
 @db_api.writer
-def update(context, rp_uuid, generation, inv, reserved_may_equal_total):
+def update(context, rp_uuid, generation, inv, reserved_may_equal_total,
+           refuse_overcommit=False):
     """Replace the inventory of one class the provider already has.
 
     Returns the new provider generation.
@@ -324,7 +347,7 @@ def update(context, rp_uuid, generation, inv, reserved_may_equal_total):
             'provider %s: create it with POST or PUT to the inventories '
             'collection first.'
             % (inv.resource_class, rp_uuid))
-    _refuse_shrinking(context, rp, {rc_id: inv})
+    _check_shrinking(context, rp, {rc_id: inv}, refuse_overcommit)
     _update(context, rp, rc_id, inv, timeutils.utcnow())
     return providers.increment_generation(context, rp.id, generation)
 
@@ -375,7 +398,7 @@ def write_unchecked(context, rp, wanted):
 @db_api.retry_on_deadlock
 @db_api.writer
 def replace_all(context, rp_uuid, generation, inventories,
-                reserved_may_equal_total):
+                reserved_may_equal_total, refuse_overcommit=False):
     """Make ``inventories`` (a list of Inventory) the provider's whole
     inventory: add, update and delete classes as needed.
 
@@ -392,7 +415,7 @@ def replace_all(context, rp_uuid, generation, inventories,
     wanted = {ids[inv.resource_class]: inv for inv in inventories}
     removed, kept = _split(context, rp, wanted)
     _refuse_removal(context, rp, removed)
-    _refuse_shrinking(context, rp, kept)
+    _check_shrinking(context, rp, kept, refuse_overcommit)
     _write_all(context, rp, wanted, removed, kept)
     return providers.increment_generation(context, rp.id, generation)
 
@@ -410,7 +433,13 @@ def delete(context, rp_uuid, resource_class):
             context, [resource_class])[resource_class]
     except exception.NotFound:
         raise not_found
-    _refuse_removal(context, rp, {rc_id: resource_class})
+    try:
+        _refuse_removal(context, rp, {rc_id: resource_class})
+    except exception.InventoryInUse as exc:
+        # Placement's wording for this one request.
+        raise exception.InventoryInUse(
+            'Unable to delete inventory of class %s: %s'
+            % (resource_class, exc.message))
     result = context.session.execute(_INV.delete().where(
         _INV.c.resource_provider_id == rp.id,
         _INV.c.resource_class_id == rc_id))

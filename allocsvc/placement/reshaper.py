@@ -9,16 +9,26 @@ of ``allocations`` with inventory changes in front:
    generation given for it is not the current one), the classes, and
    the allocation plan (``allocations.resolve``).
 2. Projects, users and consumer types are interned.
-3. A writer transaction bumps, first of all, the generation of every
+3. A writer transaction moves, first of all, the generation of every
    provider involved (inventory providers and those allocated from), in
-   id order; if one moved meanwhile it starts again from 1 (bounded),
-   exactly as allocation writes do.
+   id order, by compare-and-swap; if one moved meanwhile it starts again
+   from 1 (bounded), exactly as allocation writes do.
 4. The new inventories are written, then the allocations are replaced
    and checked against those new inventories, and last every inventory
    provider is checked: no allocation may be left on a class it no longer
-   has (409 placement.inventory.inuse) or above its new capacity.
+   has (409 placement.inventory.inuse). One left above its new capacity
+   (an allocation of a consumer the request does not name) is accepted
+   with a warning, as for any inventory write, or refused with
+   ``refuse_overcommit`` (``inventories.over_capacity``).
 
-Each provider's generation moves by exactly one.
+Generations move as Placement's do, which clients that reshape and then
+write at the generation they expect rely on. Placement writes a
+provider's inventory twice (first the union of old and new, skipped when
+the new one is empty, then the new one) around the allocation write, and
+each write bumps: so an inventory provider moves by two (one if its new
+inventory is empty), plus one if the allocation write touches it
+(``allocations.Plan.touched_provider_ids``); any other provider the
+allocations touch moves by one.
 """
 
 import sqlalchemy as sa
@@ -76,6 +86,15 @@ class _Plan:
             targets[rp_id] = (uuid, generation)
         return targets
 
+    def steps(self):
+        """{provider id: by how much its generation moves} (see the
+        module's docstring)."""
+        steps = dict.fromkeys(self.allocations.touched_provider_ids(), 1)
+        for uuid, (rp_id, _generation) in self.providers.items():
+            steps[rp_id] = (steps.get(rp_id, 0) + 1 +
+                            (1 if self.wanted[uuid] else 0))
+        return steps
+
 
 def _resolve_inventory_providers(context, new_inventories):
     uuids = {inv.uuid for inv in new_inventories}
@@ -117,74 +136,78 @@ def _plan(context, new_inventories, requests):
     return _Plan(plan, providers, wanted)
 
 
-def _in_use(rc_name, rp_uuid, why=''):
-    return exception.InventoryInUse(
-        "update conflict: Inventory for '%s' on resource provider '%s' in "
-        "use%s." % (rc_name, rp_uuid, why))
-
-
-def _check_in_use(context, providers):
+def _check_in_use(context, providers, refuse_overcommit):
     """InventoryInUse if an allocation on one of ``providers`` ({uuid:
-    (id, generation)}) has no inventory left, or exceeds its capacity.
+    (id, generation)}) has no inventory left; ``over_capacity`` for one
+    above its new capacity.
 
-    SELECT a.resource_provider_id, rc.name, SUM(a.used), inv.total,
-           inv.reserved, inv.allocation_ratio
+    SELECT a.resource_provider_id, a.resource_class_id, rc.name,
+           SUM(a.used), inv.total, inv.reserved, inv.allocation_ratio
     FROM allocations AS a
     JOIN resource_classes AS rc ON rc.id = a.resource_class_id
     LEFT JOIN inventories AS inv
       ON inv.resource_provider_id = a.resource_provider_id
      AND inv.resource_class_id = a.resource_class_id
     WHERE a.resource_provider_id IN (:rps)
-    GROUP BY a.resource_provider_id, rc.name, inv.total, inv.reserved,
-             inv.allocation_ratio
+    GROUP BY a.resource_provider_id, a.resource_class_id, rc.name,
+             inv.total, inv.reserved, inv.allocation_ratio
+    ORDER BY a.resource_provider_id, a.resource_class_id
     """
     uuids = {rp_id: uuid for uuid, (rp_id, _) in providers.items()}
     if not uuids:
         return
     query = (
-        sa.select(_ALLOC.c.resource_provider_id, _RC.c.name,
-                  sa.func.sum(_ALLOC.c.used).label('used'), _INV.c.total,
-                  _INV.c.reserved, _INV.c.allocation_ratio)
+        sa.select(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
+                  _RC.c.name, sa.func.sum(_ALLOC.c.used).label('used'),
+                  _INV.c.total, _INV.c.reserved, _INV.c.allocation_ratio)
         .select_from(
             _ALLOC.join(_RC, _RC.c.id == _ALLOC.c.resource_class_id)
             .outerjoin(_INV, sa.and_(
                 _INV.c.resource_provider_id == _ALLOC.c.resource_provider_id,
                 _INV.c.resource_class_id == _ALLOC.c.resource_class_id)))
         .where(_ALLOC.c.resource_provider_id.in_(sorted(uuids)))
-        .group_by(_ALLOC.c.resource_provider_id, _RC.c.name, _INV.c.total,
-                  _INV.c.reserved, _INV.c.allocation_ratio)
-        .order_by(_ALLOC.c.resource_provider_id, _RC.c.name))
+        .group_by(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
+                  _RC.c.name, _INV.c.total, _INV.c.reserved,
+                  _INV.c.allocation_ratio)
+        .order_by(_ALLOC.c.resource_provider_id,
+                  _ALLOC.c.resource_class_id))
     ratio = inventories_mod.stored_ratio(context)
+    removed = {}
     for row in context.session.execute(query):
         rp_uuid = uuids[row.resource_provider_id]
         if row.total is None:
-            raise _in_use(row.name, rp_uuid)
+            removed.setdefault(rp_uuid, []).append(row.name)
+            continue
         used = int(row.used)
-        capacity = (row.total - row.reserved) * ratio(row.allocation_ratio)
+        capacity = int((row.total - row.reserved) *
+                       ratio(row.allocation_ratio))
         if used > capacity:
-            raise _in_use(
-                row.name, rp_uuid,
-                ': its capacity would be %d, less than the %d allocated'
-                % (int(capacity), used))
+            inventories_mod.over_capacity(rp_uuid, row.name, capacity, used,
+                                          refuse_overcommit)
+    for rp_uuid, names in removed.items():
+        exc = inventories_mod.in_use(names, rp_uuid)
+        raise exception.InventoryInUse('update conflict: ' + exc.message)
 
 
 @db_api.retry_on_deadlock
 @db_api.writer
-def _write(context, plan, ids):
-    allocations.lock_providers(context, plan.lock_targets())
+def _write(context, plan, ids, refuse_overcommit):
+    allocations.lock_providers(context, plan.lock_targets(), plan.steps())
     for uuid, wanted in sorted(plan.wanted.items()):
         rp_id = plan.providers[uuid][0]
         inventories_mod.write_unchecked(context, _Provider(rp_id, uuid),
                                         wanted)
     allocations.write(context, plan.allocations, ids)
-    _check_in_use(context, plan.providers)
+    _check_in_use(context, plan.providers, refuse_overcommit)
 
 
-def reshape(context, new_inventories, requests, attempts):
+def reshape(context, new_inventories, requests, attempts,
+            refuse_overcommit=False):
     """Replace the inventories of ``new_inventories`` (ProviderInventories)
     and the allocations of ``requests`` (allocations.ConsumerAllocations)
     atomically, trying up to ``attempts`` times while providers change
-    under us."""
+    under us. ``refuse_overcommit``: refuse, rather than log, an
+    inventory left below what is allocated from it."""
     for item in new_inventories:
         inventories_mod.check_capacity(item.uuid, item.inventories, True)
     ids = None
@@ -196,7 +219,7 @@ def reshape(context, new_inventories, requests, attempts):
         if ids is None:
             ids = allocations.intern_ids(context, requests)
         try:
-            _write(context, plan, ids)
+            _write(context, plan, ids, refuse_overcommit)
             return
         except allocations.ProviderChanged as exc:
             uuid = exc.uuid

@@ -21,7 +21,8 @@ _RC = models.resource_classes
 _CLASSES = names.Catalogue(
     _RC, 'resource class',
     not_found='No such resource class %s.',
-    in_use='Cannot delete resource class %s. Class is in use in inventory.',
+    in_use='Error in delete resource class: Cannot delete resource class '
+           '%s. Class is in use in inventory.',
     # Allocations refer to the class too: the foreign key guards those.
     used_by=models.inventories.c.resource_class_id,
     is_standard=sync.is_standard_resource_class)

@@ -156,6 +156,42 @@ def test_project_reader_may_read_own_usages_only(placement):
     assert other.status_int == 403
 
 
+def test_noauth2_keeps_the_project_the_client_names(placement):
+    """Placement's noauth2 lets an X-Project-Id header stand (the token's
+    project only fills in for a missing one), so a reader of project-a
+    with any token sees project-a's usages."""
+    headers = {'X-Auth-Token': 'user', 'X-Roles': 'member,reader',
+               'X-Project-Id': 'project-a',
+               'OpenStack-API-Version': 'placement 1.9'}
+    own = call(placement, '/usages?project_id=project-a', headers=headers)
+    other = call(placement, '/usages?project_id=user', headers=headers)
+    assert own.status_int == 200
+    assert other.status_int == 403
+
+
+@pytest.mark.parametrize('roles,status', [
+    ('service', 400),  # allowed; the empty body is refused after
+    ('admin', 403),
+    ('admin,member,reader', 403),
+])
+def test_only_the_service_role_reshapes(placement, roles, status):
+    resp = call(placement, '/reshaper', method='POST', body={},
+                headers={'X-Auth-Token': 'user:p', 'X-Roles': roles,
+                         'OpenStack-API-Version': 'placement 1.30'})
+    assert resp.status_int == status
+
+
+def test_admin_reshapes_with_legacy_rules(tmp_path):
+    conftest.get_database('sqlite').clean()
+    conf = conftest.make_conf()
+    conf.set_override('enforce_new_defaults', False, group='oslo_policy')
+    app = api_app.placement_app(conf)
+    resp = call(app, '/reshaper', method='POST', body={},
+                headers={'X-Auth-Token': 'admin',
+                         'OpenStack-API-Version': 'placement 1.30'})
+    assert resp.status_int == 400
+
+
 def test_policy_file_overrides_defaults(tmp_path):
     conftest.get_database('sqlite').clean()
     policy_file = tmp_path / 'policy.yaml'

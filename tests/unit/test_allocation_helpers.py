@@ -1,11 +1,13 @@
 """Pure helpers of the allocation write path: schema choice per
-microversion and which providers a write bumps."""
+microversion and which providers a write (or a reshape) bumps, and by
+how much."""
 
 import jsonschema
 
 from allocsvc.api.controllers.placement.schemas import allocation as schema
 from allocsvc.api.controllers.placement.schemas import reshaper
 from allocsvc.placement import allocations
+from allocsvc.placement import reshaper as reshaper_mod
 
 
 def test_put_schema_per_version():
@@ -64,3 +66,20 @@ def test_touched_providers():
     # provider; the emptied consumer bumps the providers it leaves.
     assert plan.touched_provider_ids() == {2, 3}
     assert plan.lock_targets() == {2: ('rp-b', 5), 3: ('rp-c', 0)}
+
+
+def test_reshape_steps_follow_placement():
+    moving = allocations.ConsumerAllocations(
+        'c1', 'p', 'u', {'rp-b': {'VCPU': 1}, 'rp-d': {'DISK_GB': 1}})
+    alloc_plan = _plan([moving], {'rp-b': (2, 5), 'rp-d': (4, 1)},
+                       {'c1': [(1, 10, 1)]})
+    inventory_providers = {'rp-a': (1, 7), 'rp-b': (2, 5), 'rp-c': (3, 0)}
+    wanted = {'rp-a': {}, 'rp-b': {10: object()}, 'rp-c': {11: object()}}
+    plan = reshaper_mod._Plan(alloc_plan, inventory_providers, wanted)
+    assert plan.steps() == {
+        1: 1,  # emptied inventory, allocations moved away: final write
+        2: 3,  # interim and final inventory writes, allocations written
+        3: 2,  # interim and final inventory writes
+        4: 1,  # only allocated from
+    }
+    assert set(plan.lock_targets()) == set(plan.steps())

@@ -15,8 +15,10 @@ class NoAuth:
     In: ``GET /`` passes untouched. Any other request needs an
     ``x-auth-token`` of the form ``user_id[:project_id]`` (401 without
     one); it becomes the user and project headers keystonemiddleware would
-    have set. User ``admin`` has the admin role; other roles come from
-    ``x-roles``. Out: nothing.
+    have set, except that an ``x-project-id`` the client sent is kept (in
+    Placement the token's project only fills in for a missing one). User
+    ``admin`` has the admin role; other roles come from ``x-roles``. Out:
+    nothing.
     """
 
     def __init__(self, application):
@@ -36,7 +38,8 @@ class NoAuth:
         if user_id == 'admin' and 'admin' not in roles:
             roles.append('admin')
         req.headers['X-User-Id'] = user_id
-        req.headers['X-Project-Id'] = project_id or user_id
+        if not req.headers.get('X-Project-Id'):
+            req.headers['X-Project-Id'] = project_id or user_id
         req.headers['X-Roles'] = ','.join(roles)
         return self.application
 

@@ -25,6 +25,10 @@ def _unable_to(action, uuid):
             % (action, uuid, exc.message))
 
 
+def _refuse_overcommit(req):
+    return util.conf(req).placement.refuse_inventory_below_usage
+
+
 def _inventory(resource_class, data):
     return inventories.Inventory.from_request(resource_class, data)
 
@@ -96,7 +100,7 @@ def set_inventories(req):
     with _unable_to('update', uuid):
         generation = inventories.replace_all(
             context, uuid, data['resource_provider_generation'], invs,
-            _reserved_may_equal_total(req))
+            _reserved_may_equal_total(req), _refuse_overcommit(req))
     return _send_all(req, generation, invs)
 
 
@@ -118,7 +122,7 @@ def update_inventory(req):
     with _unable_to('update', uuid):
         generation = inventories.update(
             context, uuid, data['resource_provider_generation'], inv,
-            _reserved_may_equal_total(req))
+            _reserved_may_equal_total(req), _refuse_overcommit(req))
     return util.json_response(req, _serialize_one(inv, generation))
 
 

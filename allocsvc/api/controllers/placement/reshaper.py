@@ -20,7 +20,9 @@ def reshape(req):
             [inventories.Inventory.from_request(name, fields)
              for name, fields in sorted(body['inventories'].items())])
         for rp_uuid, body in data['inventories'].items()]
-    reshaper.reshape(context, new_inventories,
-                     allocation.consumer_requests(req, data['allocations']),
-                     allocation.attempts(req))
+    reshaper.reshape(
+        context, new_inventories,
+        allocation.consumer_requests(req, data['allocations']),
+        allocation.attempts(req),
+        util.conf(req).placement.refuse_inventory_below_usage)
     return util.empty_response()

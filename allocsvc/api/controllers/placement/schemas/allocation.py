@@ -8,7 +8,7 @@ Each microversion's schema is derived from the one before it:
 1.13  POST: several consumers, each as PUT 1.12; empty allocations allowed
 1.28  consumer_generation required (null: "I expect a new consumer"),
       and PUT may send empty allocations too
-1.34  mappings accepted (and ignored)
+1.34  mappings accepted (at least one group; otherwise ignored)
 1.38  consumer_type required
 """
 
@@ -119,10 +119,12 @@ PUT_1_28['properties']['consumer_generation'] = {
 PUT_1_28['required'].append('consumer_generation')
 POST_1_28 = _post(PUT_1_28)
 
-# Placement lets any suffix through (its schema misspells minProperties
-# and has no additionalProperties); the values must be lists of uuids.
+# At least one request group; Placement lets any suffix through (no
+# additionalProperties, and the unsuffixed group is ''), but a value
+# must be a non-empty list of provider uuids.
 _MAPPINGS = {
     'type': 'object',
+    'minProperties': 1,
     'patternProperties': {
         GROUP_PATTERN: {
             'type': 'array',
