@@ -15,8 +15,8 @@ import re
 
 from oslo_utils import uuidutils
 
-from allocsvc.api.controllers.placement import qsparams
 from allocsvc.common import exception
+from allocsvc.placement import query
 
 # Group suffixes: a number before microversion 1.33, then 1-64 characters.
 SUFFIX_1_25 = r'[1-9][0-9]*'
@@ -89,8 +89,8 @@ def _parse_required(values, want, param):
                 "Invalid query string parameters: The format "
                 "'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only supported since "
                 "microversion 1.39. Got: %s" % value)
-    return qsparams.parse_required(values, allow_forbidden=want >= (1, 22),
-                                   allow_any_of=want >= (1, 39), param=param)
+    return query.parse_required(values, allow_forbidden=want >= (1, 22),
+                                allow_any_of=want >= (1, 39), param=param)
 
 
 def _parse_member_of(values, want, suffix):
@@ -109,7 +109,7 @@ def _parse_member_of(values, want, suffix):
             raise exception.BadRequest(
                 'Forbidden member_of%s parameters are not supported in the '
                 'specified microversion' % suffix)
-    return qsparams.parse_member_of(values, allow_forbidden)
+    return query.parse_member_of(values, allow_forbidden)
 
 
 def _parse_in_tree(value):
@@ -134,7 +134,7 @@ def _parse_groups(items, want):
         group = groups.setdefault(suffix, RequestGroup(suffix))
         values = _values(items, key)
         if prefix == 'resources':
-            group.resources = qsparams.parse_resources(values[-1])
+            group.resources = query.parse_resources(values[-1])
         elif prefix == 'required':
             group.required, group.forbidden = _parse_required(
                 values, want, key)
@@ -222,7 +222,7 @@ def _parse_wide(items, want):
                 "Query parameter 'root_required' may be specified only "
                 "once.", code=exception.QUERYPARAM_DUPLICATE_KEY)
         # root_required has no any-of form.
-        required, forbidden = qsparams.parse_required(
+        required, forbidden = query.parse_required(
             root_required, allow_forbidden=True, allow_any_of=False,
             param='root_required')
         names = {n for any_of in required for n in any_of}
@@ -266,5 +266,5 @@ def parse(items, want):
 def all_trait_names(groups, wide):
     names = set(wide.root_required) | set(wide.root_forbidden)
     for group in groups.values():
-        names |= qsparams.all_trait_names(group.required, group.forbidden)
+        names |= query.all_trait_names(group.required, group.forbidden)
     return names

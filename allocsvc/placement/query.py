@@ -1,6 +1,11 @@
-"""Parsers for the query parameters shared by several Placement handlers:
-``resources``, ``required`` and ``member_of``. Each returns plain data or
-raises BadRequest with the message Placement gives."""
+"""Parsers of the query-string values Placement's read requests share.
+
+GET /resource_providers and GET /allocation_candidates take the same
+``resources``, ``required`` and ``member_of`` values. Turning a query into
+what the engine searches for is the engine's business, so the parsers
+live here and the API handlers call them. Each returns plain data or
+raises BadRequest with the message Placement gives; nothing here touches
+the database or HTTP."""
 
 from oslo_utils import uuidutils
 
