@@ -142,7 +142,8 @@ class Topology:
 
     ``trees`` {root id: (Provider, ...)}; ``traits`` {rp id: frozenset of
     trait names}; ``trait_ids`` {trait name: trait id} of those names (the
-    order Placement lists a provider's traits in); ``aggregates`` {rp id: frozenset of aggregate uuids};
+    order Placement lists a provider's traits in); ``aggregates`` {rp id:
+    frozenset of aggregate uuids};
     ``members`` {aggregate uuid: frozenset of rp ids};
     ``inventories`` {rc id: {rp id: Stock}}; ``classes`` {rp id:
     frozenset of the class ids it has inventory of}. Providers without
