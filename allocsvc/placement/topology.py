@@ -154,23 +154,26 @@ class Topology:
     """The providers' trees at one version of one database.
 
     ``trees`` {root id: (Provider, ...)}; ``traits`` {rp id: frozenset of
-    trait names}; ``aggregates`` {rp id: frozenset of aggregate uuids};
+    trait names}; ``trait_ids`` {trait name: trait id} of those names (the
+    order Placement lists a provider's traits in); ``aggregates`` {rp id:
+    frozenset of aggregate uuids};
     ``members`` {aggregate uuid: frozenset of rp ids};
     ``inventories`` {rc id: {rp id: Stock}}; ``classes`` {rp id:
     frozenset of the class ids it has inventory of}. Providers without
     traits, aggregates or inventory are absent from those. Never changed
     once built."""
 
-    __slots__ = ('epoch', 'version', 'trees', 'traits', 'aggregates',
-                 'members', 'inventories', 'classes', '_providers',
-                 '_by_uuid')
+    __slots__ = ('epoch', 'version', 'trees', 'traits', 'trait_ids',
+                 'aggregates', 'members', 'inventories', 'classes',
+                 '_providers', '_by_uuid')
 
     def __init__(self, epoch, version, trees, traits, aggregates,
-                 inventories):
+                 inventories, trait_ids=None):
         self.epoch = epoch
         self.version = version
         self.trees = trees
         self.traits = traits
+        self.trait_ids = trait_ids or {}
         self.aggregates = aggregates
         self.inventories = inventories
         members, classes = {}, {}
@@ -244,7 +247,7 @@ def _refresh_statement(dialect, incremental):
     kind 0: the stamp: version, epoch, floor.
     kind 1: the roots changed since ``:since`` (incremental only).
     kind 2: the providers: id, uuid, parent id, root id.
-    kind 3: their traits: provider id, name.
+    kind 3: their traits: provider id, name, trait id.
     kind 4: their aggregates: provider id, aggregate uuid.
     kind 5: their inventories: provider id, NULL, class id, total,
       reserved, allocation_ratio, min_unit, max_unit, step_size.
@@ -256,7 +259,8 @@ def _refresh_statement(dialect, incremental):
         2: sa.select(_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id,
                      _RP.c.root_provider_id)
         .where(_of_trees(_RP.c.id, incremental)),
-        3: sa.select(_RPT.c.resource_provider_id, _TRAIT.c.name)
+        3: sa.select(_RPT.c.resource_provider_id, _TRAIT.c.name,
+                     _RPT.c.trait_id)
         .select_from(_RPT.join(_TRAIT, _TRAIT.c.id == _RPT.c.trait_id))
         .where(_of_trees(_RPT.c.resource_provider_id, incremental)),
         4: sa.select(_RPA.c.resource_provider_id, _AGG.c.uuid)
@@ -294,6 +298,10 @@ def _read(connection, base, ratio=float):
     if incremental:
         trees = dict(base.trees)
         traits = dict(base.traits)
+        # A name keeps its id until the trait is deleted, which no
+        # provider may have then: a name re-created later comes back
+        # with the providers that have it, which are read again.
+        trait_ids = dict(base.trait_ids)
         aggregates = dict(base.aggregates)
         inventories = dict(base.inventories)
         left = set()
@@ -310,6 +318,7 @@ def _read(connection, base, ratio=float):
                                       if rp_id not in left}
     else:
         trees, traits, aggregates, inventories = {}, {}, {}, {}
+        trait_ids = {}
     grown, copied = {}, set()
     for row in rows:
         kind = row[0]
@@ -318,6 +327,7 @@ def _read(connection, base, ratio=float):
                 Provider(row[1], row[2], row[3], row[4]))
         elif kind == 3:
             traits.setdefault(row[1], set()).add(row[2])
+            trait_ids[row[2]] = row[3]
         elif kind == 4:
             aggregates.setdefault(row[1], set()).add(row[2])
         elif kind == 5:
@@ -338,7 +348,8 @@ def _read(connection, base, ratio=float):
         for rp_id, value in found.items():
             if isinstance(value, set):
                 found[rp_id] = frozenset(value)
-    return Topology(epoch, version, trees, traits, aggregates, inventories)
+    return Topology(epoch, version, trees, traits, aggregates, inventories,
+                    trait_ids)
 
 
 _copies = {}

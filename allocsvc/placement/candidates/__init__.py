@@ -19,6 +19,7 @@ from allocsvc.placement.candidates import request as request_mod
 from allocsvc.placement.candidates import sampling
 from allocsvc.placement.candidates import search
 from allocsvc.placement.candidates import summaries as summaries_mod
+from allocsvc.placement import query
 
 # A group whose in_tree names no provider: it matches nothing.
 _NOWHERE = -1
@@ -48,8 +49,7 @@ def _check_names(groups, wide, found):
             'resource class %s.' % unknown[0])
     unknown = request_mod.all_trait_names(groups, wide) - found.traits
     if unknown:
-        raise exception.BadRequest(
-            'No such trait(s): %s.' % ', '.join(sorted(unknown)))
+        raise query.unknown_traits(unknown)
 
 
 def _resolve(groups, class_ids, tree_roots):

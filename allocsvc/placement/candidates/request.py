@@ -13,10 +13,8 @@ satisfied by one provider.
 
 import re
 
-from oslo_utils import uuidutils
-
-from allocsvc.api.controllers.placement import qsparams
 from allocsvc.common import exception
+from allocsvc.placement import query
 
 # Group suffixes: a number before microversion 1.33, then 1-64 characters.
 SUFFIX_1_25 = r'[1-9][0-9]*'
@@ -79,48 +77,6 @@ def _values(items, key):
     return [v for k, v in items if k == key]
 
 
-def _parse_required(values, want, param):
-    if want < (1, 39):
-        # Before 1.39 only the last of repeated parameters counts.
-        values = values[-1:]
-    for value in values:
-        if value.startswith('in:') and want < (1, 39):
-            raise exception.BadRequest(
-                "Invalid query string parameters: The format "
-                "'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only supported since "
-                "microversion 1.39. Got: %s" % value)
-    return qsparams.parse_required(values, allow_forbidden=want >= (1, 22),
-                                   allow_any_of=want >= (1, 39), param=param)
-
-
-def _parse_member_of(values, want, suffix):
-    if want < (1, 24) and len(values) > 1:
-        raise exception.BadRequest(
-            'Multiple member_of%s parameters are not supported' % suffix)
-    allow_forbidden = want >= (1, 32)
-    for value in values:
-        if ',' in value and not (value.startswith('in:') or
-                                 value.startswith('!in:')):
-            raise exception.BadRequest(
-                "Multiple values for 'member_of' must be prefixed with the "
-                "'in:' or '!in:' keyword using the valid microversion. "
-                "Got: %s" % value)
-        if value.startswith('!') and not allow_forbidden:
-            raise exception.BadRequest(
-                'Forbidden member_of%s parameters are not supported in the '
-                'specified microversion' % suffix)
-    return qsparams.parse_member_of(values, allow_forbidden)
-
-
-def _parse_in_tree(value):
-    uuid = value.strip()
-    if not uuidutils.is_uuid_like(uuid):
-        raise exception.BadRequest(
-            "Invalid query string parameters: Expected 'in_tree' parameter "
-            "to be a format of uuid. Got: %s" % value)
-    return uuid
-
-
 def _parse_groups(items, want):
     pattern = _key_pattern(want)
     groups = {}
@@ -134,15 +90,15 @@ def _parse_groups(items, want):
         group = groups.setdefault(suffix, RequestGroup(suffix))
         values = _values(items, key)
         if prefix == 'resources':
-            group.resources = qsparams.parse_resources(values[-1])
+            group.resources = query.parse_resources(values[-1])
         elif prefix == 'required':
-            group.required, group.forbidden = _parse_required(
-                values, want, key)
+            group.required, group.forbidden = query.parse_required(
+                values, want)
         elif prefix == 'member_of':
-            group.member_of, group.forbidden_aggs = _parse_member_of(
+            group.member_of, group.forbidden_aggs = query.parse_member_of(
                 values, want, suffix)
         else:
-            group.in_tree = _parse_in_tree(values[-1])
+            group.in_tree = query.parse_in_tree(values[-1])
     return groups
 
 
@@ -222,9 +178,8 @@ def _parse_wide(items, want):
                 "Query parameter 'root_required' may be specified only "
                 "once.", code=exception.QUERYPARAM_DUPLICATE_KEY)
         # root_required has no any-of form.
-        required, forbidden = qsparams.parse_required(
-            root_required, allow_forbidden=True, allow_any_of=False,
-            param='root_required')
+        required, forbidden = query.parse_traits(
+            root_required[0], allow_forbidden=True, allow_any_of=False)
         names = {n for any_of in required for n in any_of}
         conflicts = names & forbidden
         if conflicts:
@@ -266,5 +221,5 @@ def parse(items, want):
 def all_trait_names(groups, wide):
     names = set(wide.root_required) | set(wide.root_forbidden)
     for group in groups.values():
-        names |= qsparams.all_trait_names(group.required, group.forbidden)
+        names |= query.all_trait_names(group.required, group.forbidden)
     return names

@@ -6,6 +6,12 @@ providers (before): capacity and usage of their inventories (the
 requested classes only before 1.27), their traits (1.17) and their
 parent and root (1.29). The handler keeps the fields its microversion
 shows.
+
+A provider's traits are listed in trait id order, as Placement's
+answers show them (it reads them unordered, and its databases give them
+by trait id): the standard traits, loaded at start-up, first, then the
+custom ones in the order they were created. Clients compare these lists
+as they come.
 """
 
 from allocsvc.placement.candidates import loader
@@ -43,6 +49,15 @@ def _inventories(context, snap, roots, shown, class_names, rc_ids):
     return found
 
 
+def _by_trait_id(names, trait_ids):
+    """The trait ``names`` of one provider in trait id order (``trait_ids``
+    {name: id} comes with the traits, and has them all; by name if not)."""
+    try:
+        return sorted(names, key=trait_ids.__getitem__)
+    except KeyError:
+        return sorted(names)
+
+
 def summarize(context, snap, candidates, whole_trees, class_names,
               rc_ids=None):
     """{rp uuid: {'resources': {class: {'capacity', 'used'}}, 'traits',
@@ -67,6 +82,7 @@ def summarize(context, snap, candidates, whole_trees, class_names,
                              rc_ids)
     uuid_of = {rp_id: p.uuid for rp_id, p in providers.items()}
     traits = snap.traits
+    trait_ids = snap.topology.trait_ids
     result = {}
     for rp_id in sorted(shown):
         provider = providers[rp_id]
@@ -77,7 +93,7 @@ def summarize(context, snap, candidates, whole_trees, class_names,
         result[provider.uuid] = {
             'resources': {name: {'capacity': capacity, 'used': used}
                           for name, capacity, used in rows},
-            'traits': sorted(found) if found else [],
+            'traits': _by_trait_id(found, trait_ids) if found else [],
             'parent_provider_uuid': uuid_of.get(provider.parent_id),
             'root_provider_uuid': uuid_of[provider.root_id],
         }

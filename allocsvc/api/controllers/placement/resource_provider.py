@@ -2,12 +2,12 @@
 
 import uuid as uuidlib
 
-from allocsvc.api.controllers.placement import qsparams
 from allocsvc.api.controllers.placement.schemas import resource_provider \
     as schema
 from allocsvc.api.controllers.placement import util
 from allocsvc.common import exception
 from allocsvc.placement import providers
+from allocsvc.placement import query
 from allocsvc.placement import resource_classes
 from allocsvc.placement import traits
 
@@ -101,27 +101,17 @@ def _list_filters(req, context):
                                     uuid=params.get('uuid'),
                                     in_tree=params.get('in_tree'))
     if 'member_of' in params:
-        values = params['member_of']
-        if want < (1, 24):
-            if len(values) > 1:
-                raise exception.BadRequest(
-                    'Multiple member_of parameters are not supported')
-        filters.member_of, filters.forbidden_aggs = qsparams.parse_member_of(
-            values, allow_forbidden=want >= (1, 32))
+        filters.member_of, filters.forbidden_aggs = query.parse_member_of(
+            params['member_of'], want)
     if 'required' in params:
-        values = params['required']
-        if want < (1, 39):
-            values = values[-1:]
-        filters.required, filters.forbidden_traits = qsparams.parse_required(
-            values, allow_forbidden=want >= (1, 22),
-            allow_any_of=want >= (1, 39))
-        unknown = traits.get_missing(context, qsparams.all_trait_names(
+        filters.required, filters.forbidden_traits = query.parse_required(
+            params['required'], want)
+        unknown = traits.get_missing(context, query.all_trait_names(
             filters.required, filters.forbidden_traits))
         if unknown:
-            raise exception.BadRequest(
-                'No such trait(s): %s' % ', '.join(sorted(unknown)))
+            raise query.unknown_traits(unknown)
     if 'resources' in params:
-        amounts = qsparams.parse_resources(params['resources'])
+        amounts = query.parse_resources(params['resources'])
         try:
             ids = resource_classes.get_ids(context, amounts)
         except exception.NotFound as exc:
