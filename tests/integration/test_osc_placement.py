@@ -16,25 +16,15 @@ OPENSTACK = os.path.join(os.path.dirname(sys.executable), 'openstack')
 
 
 @pytest.fixture
-def osc(tmp_path):
+def osc(placement_url):
     if not os.path.exists(OPENSTACK):
         pytest.fail('python-openstackclient is a test requirement')
-    port, placement_port = (test_commands._free_port(),
-                            test_commands._free_port())
-    conf_file = tmp_path / 'allocsvc.conf'
-    conf_file.write_text(
-        '[api]\nport = %d\nplacement_port = %d\n'
-        '[database]\nconnection = sqlite:///%s\n'
-        % (port, placement_port, tmp_path / 'osc.sqlite'))
-    proc = test_commands._run_server(['--config-file', str(conf_file)],
-                                     tmp_path)
-    test_commands._wait_for('http://127.0.0.1:%d/' % placement_port, proc)
     env = {k: v for k, v in os.environ.items() if not k.startswith('OS_')}
 
     def run(*args, formatted=True):
         """One CLI command; its JSON output when ``formatted``."""
         cmd = [OPENSTACK, '--os-auth-type', 'admin_token', '--os-endpoint',
-               'http://127.0.0.1:%d' % placement_port, '--os-token', 'admin',
+               placement_url, '--os-token', 'admin',
                '--os-placement-api-version', '1.39'] + list(args)
         if formatted:
             cmd += ['-f', 'json']
@@ -43,8 +33,7 @@ def osc(tmp_path):
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout) if done.stdout.strip() else None
 
-    yield run
-    test_commands._stop(proc)
+    return run
 
 
 def test_osc_placement_workflow(osc):
