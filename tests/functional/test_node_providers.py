@@ -28,6 +28,7 @@ import pytest
 from allocsvc.api import app as api_app
 from allocsvc.common import states
 from allocsvc.db.baremetal import allocations as db_allocations
+from allocsvc.db.baremetal import candidates as db_candidates
 from allocsvc.db.baremetal import nodes
 from allocsvc.db.baremetal import provisioning
 from allocsvc.conductor import allocations as conductor_allocations
@@ -213,6 +214,29 @@ def test_a_held_node_is_never_bound(harness):
     final = harness.final(harness.allocate().id)
     assert final.node_uuid == free.uuid
     assert _holders(harness, held) == [NOVA]
+
+
+def test_database_batches_leave_held_nodes_out(placement):
+    # The batch is drawn among the free nodes, then its rows are checked
+    # for a Placement consumer; one held sends the query to draw again
+    # among the nodes nobody holds.
+    made = placement.nodes(12)
+    found = db_candidates.find_candidates(placement.context, 'baremetal',
+                                          batch=8)
+    assert len({row.uuid for row in found}) == 8
+    assert {row.uuid for row in found} <= {node.uuid for node in made}
+    for index, node in enumerate(made[:9]):
+        consumer = '00000000-0000-4000-8000-%012d' % index
+        assert _claim(placement, node, consumer).status_int == 204
+    free = {node.uuid for node in made[9:]}
+    for _ in range(10):
+        found = db_candidates.find_candidates(placement.context,
+                                              'baremetal', batch=8)
+        assert {row.uuid for row in found} == free
+    assert _claim(placement, made[9], NOVA).status_int == 204
+    found = db_candidates.find_candidates(placement.context, 'baremetal',
+                                          batch=8)
+    assert {row.uuid for row in found} == free - {made[9].uuid}
 
 
 def test_a_node_claimed_after_it_was_chosen_is_skipped(harness):

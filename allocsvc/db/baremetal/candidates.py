@@ -26,9 +26,16 @@ _PLACEMENT_ALLOC = models.allocations
 _PRIME = 2147483647
 
 
+# A Placement consumer holds the node's unit.
+def _held(uuid):
+    return sa.exists().select_from(_PLACEMENT_ALLOC.join(
+        _RP, _RP.c.id == _PLACEMENT_ALLOC.c.resource_provider_id)).where(
+        _RP.c.uuid == uuid)
+
+
 @functools.lru_cache(maxsize=None)
 def _statement(with_candidates, with_owner, with_traits, first_only=False,
-               batched=False):
+               batched=False, flag_held=False):
     """The candidate query of one shape, built once (every allocation
     runs it): the values are bound at execution (``_query``).
 
@@ -51,6 +58,14 @@ def _statement(with_candidates, with_owner, with_traits, first_only=False,
     ORDER BY nodes.id [LIMIT 1]
     (batched: ORDER BY (CAST(nodes.id AS BIGINT) * :spread) % 2147483647
      LIMIT :batch)
+
+    ``flag_held`` (batched only): the NOT EXISTS is left out of the
+    query, which draws the batch among all free nodes, and asked of the
+    batch's rows alone, as a column:
+
+    SELECT b.id, b.uuid, b.name, EXISTS (SELECT 1 FROM allocations ...
+                                         WHERE rp.uuid = b.uuid) AS held
+    FROM (<the query above without NOT EXISTS>) AS b
     """
     query = sa.select(_NODE.c.id, _NODE.c.uuid, _NODE.c.name).where(
         _NODE.c.resource_class == sa.bindparam('resource_class'),
@@ -58,11 +73,9 @@ def _statement(with_candidates, with_owner, with_traits, first_only=False,
         _NODE.c.maintenance == sa.false(),
         _NODE.c.power_state.is_not(None),
         _NODE.c.instance_uuid.is_(None),
-        _NODE.c.allocation_id.is_(None),
-        # No Placement consumer holds the node's unit.
-        ~sa.exists().select_from(_PLACEMENT_ALLOC.join(
-            _RP, _RP.c.id == _PLACEMENT_ALLOC.c.resource_provider_id))
-        .where(_RP.c.uuid == _NODE.c.uuid))
+        _NODE.c.allocation_id.is_(None))
+    if not flag_held:
+        query = query.where(~_held(_NODE.c.uuid))
     if with_candidates:
         query = query.where(_NODE.c.uuid.in_(
             sa.bindparam('candidates', expanding=True)))
@@ -79,17 +92,22 @@ def _statement(with_candidates, with_owner, with_traits, first_only=False,
                     sa.bindparam('trait_count'))
         query = query.where(_NODE.c.id.in_(having))
     if batched:
-        return query.order_by(
+        query = query.order_by(
             (sa.cast(_NODE.c.id, sa.BigInteger) *
              sa.bindparam('spread', type_=sa.BigInteger)) % _PRIME
         ).limit(sa.bindparam('batch'))
+        if flag_held:
+            drawn = query.subquery('b')
+            query = sa.select(drawn.c.id, drawn.c.uuid, drawn.c.name,
+                              _held(drawn.c.uuid).label('held'))
+        return query
     # A stable order: the caller shuffles, and tests can compare.
     query = query.order_by(_NODE.c.id)
     return query.limit(1) if first_only else query
 
 
 def _query(resource_class, traits, candidate_uuids, owner, first_only=False,
-           batch=None):
+           batch=None, flag_held=False):
     """``(statement, parameters)`` of the candidate query."""
     traits = sorted(set(traits or ()))
     params = {'resource_class': resource_class}
@@ -104,7 +122,7 @@ def _query(resource_class, traits, candidate_uuids, owner, first_only=False,
         params['traits'] = traits
         params['trait_count'] = len(traits)
     return _statement(bool(candidate_uuids), bool(owner), bool(traits),
-                      first_only, bool(batch)), params
+                      first_only, bool(batch), flag_held), params
 
 
 @db_api.reader
@@ -119,8 +137,20 @@ def find_candidates(context, resource_class, traits=None,
     Nodes locked by a conductor are included: the lock is what the caller
     tries next, and a lock is usually short.
 
-    With ``batch``, at most that many of them, in a random order.
+    With ``batch``, at most that many of them, in a random order. The
+    batch is drawn among the free nodes first and only its rows are
+    checked for a Placement consumer (checking every free node of the
+    class was a fifth of the query's cost); if one is held, which only
+    happens where Placement clients claim nodes too, the batch is drawn
+    again among the nodes nobody holds, so that it is as large as there
+    are such nodes.
     """
+    if batch:
+        query, params = _query(resource_class, traits, candidate_uuids,
+                               owner, batch=batch, flag_held=True)
+        rows = context.session.execute(query, params).all()
+        if not any(row.held for row in rows):
+            return rows
     query, params = _query(resource_class, traits, candidate_uuids, owner,
                            batch=batch)
     # The rows as they come (``id``, ``uuid``, ``name``): copying a few
