@@ -78,6 +78,13 @@ def test_osc_placement_workflow(osc):
     found = osc('resource', 'provider', 'list', '--required', 'CUSTOM_FAST',
                 '--member-of', agg, '--resource', 'VCPU=4')
     assert [p['uuid'] for p in found] == [rp['uuid']]
+    # 32 VCPU at ratio 4, 2 of them used: 30 fit, 31 do not.
+    candidates = osc('allocation', 'candidate', 'list', '--resource',
+                     'VCPU=30', '--required', 'CUSTOM_FAST')
+    assert [(c['resource provider'], c['allocation']) for c in
+            candidates] == [(rp['uuid'], 'VCPU=30')]
+    assert osc('allocation', 'candidate', 'list', '--resource',
+               'VCPU=31') == []
 
     osc('resource', 'provider', 'allocation', 'delete', consumer,
         formatted=False)
