@@ -67,3 +67,163 @@ class ProviderInUse(Conflict):
 
 class CannotDeleteParent(Conflict):
     code = PROVIDER_CANNOT_DELETE_PARENT
+
+
+# -- the bare-metal API and its conductor (Ironic's messages) ----------
+
+
+class InvalidParameterValue(BadRequest):
+    pass
+
+
+class NodeNotFound(NotFound):
+    def __init__(self, node):
+        super().__init__('Node %s could not be found.' % node)
+
+
+class NodeTraitNotFound(NotFound):
+    def __init__(self, node, trait):
+        super().__init__("Node %s doesn't have a trait %s" % (node, trait))
+
+
+class AllocationNotFound(NotFound):
+    def __init__(self, allocation):
+        super().__init__('Allocation %s could not be found.' % allocation)
+
+
+class ConductorNotFound(NotFound):
+    def __init__(self, conductor):
+        super().__init__('Conductor %s could not be found.' % conductor)
+
+
+class NodeAlreadyExists(Conflict):
+    def __init__(self, uuid):
+        super().__init__('A node with UUID %s already exists.' % uuid)
+
+
+class DuplicateNodeName(Conflict):
+    def __init__(self, name):
+        super().__init__('A node with name %s already exists.' % name)
+
+
+class AllocationAlreadyExists(Conflict):
+    def __init__(self, uuid):
+        super().__init__('An allocation with UUID %s already exists.' % uuid)
+
+
+class AllocationDuplicateName(Conflict):
+    def __init__(self, name):
+        super().__init__('An allocation with name %s already exists.' % name)
+
+
+class InstanceAssociated(Conflict):
+    def __init__(self, instance_uuid, node):
+        super().__init__(
+            'Instance %s is already associated with a node, it cannot be '
+            'associated with this other node %s' % (instance_uuid, node))
+
+
+class NodeAssociated(Conflict):
+    def __init__(self, node, instance):
+        super().__init__('Node %s is associated with instance %s.'
+                         % (node, instance))
+
+
+class NodeNotAvailable(Conflict):
+    """The node no longer fits an allocation (state, maintenance, owner
+    changed since it was chosen)."""
+
+    def __init__(self, node, reason):
+        super().__init__('Node %s cannot be allocated: %s' % (node, reason))
+
+
+class NodeLocked(Conflict):
+    def __init__(self, node, host):
+        super().__init__(
+            'Node %s is locked by host %s, please retry after the current '
+            'operation is completed.' % (node, host))
+        self.host = host
+
+
+class NodeNotLocked(Conflict):
+    def __init__(self, node, host):
+        super().__init__('Node %s found not to be locked by host %s.'
+                         % (node, host))
+
+
+class AllocationAffinityLost(Conflict):
+    """A conductor wrote to an allocation another conductor now owns (or
+    that is gone): its work on the allocation must stop."""
+
+    def __init__(self, allocation, conductor_id):
+        super().__init__(
+            'Allocation %s is no longer handled by conductor %s.'
+            % (allocation, conductor_id))
+
+
+class AllocationFailed(InvalidParameterValue):
+    """An allocation cannot be made as asked: a backfill that does not
+    match its node (upstream answers this with a 500)."""
+
+    def __init__(self, allocation, reason):
+        super().__init__('Failed to process allocation %s: %s.'
+                         % (allocation, reason))
+
+
+class TooManyTraits(InvalidParameterValue):
+    def __init__(self, node, maximum):
+        super().__init__(
+            'Could not modify traits for node %s: would exceed the maximum '
+            'of %d traits per node.' % (node, maximum))
+
+
+class ServiceUnavailable(AllocsvcException):
+    status = 503
+
+
+class NoConductorAvailable(ServiceUnavailable):
+    """No conductor is alive to take the work."""
+
+    def __init__(self, reason='no conductor is alive'):
+        super().__init__('No conductor can process the request: %s.'
+                         % reason)
+
+
+class NoFreeConductorWorker(ServiceUnavailable):
+    def __init__(self):
+        super().__init__('Requested action cannot be performed due to lack '
+                         'of free conductor workers.')
+
+
+class NoValidHost(BadRequest):
+    def __init__(self, driver, group):
+        super().__init__(
+            'No valid host was found. Reason: No conductor service '
+            'registered which supports driver %s for conductor group '
+            '"%s".' % (driver, group or ''))
+
+
+class InvalidStateRequested(BadRequest):
+    def __init__(self, action, node, state):
+        super().__init__(
+            'The requested action "%s" can not be performed on node "%s" '
+            'while it is in state "%s".' % (action, node, state))
+
+
+class InvalidState(Conflict):
+    """The node's state forbids the change."""
+
+
+class NodeInMaintenance(BadRequest):
+    def __init__(self, operation, node):
+        super().__init__(
+            "The %s operation can't be performed on node %s because it's "
+            "in maintenance mode." % (operation, node))
+
+
+class NodeChanged(Conflict):
+    """A conditional write found the node changed by another writer."""
+
+    def __init__(self, node, column):
+        super().__init__('Node %s was changed by another request (its %s '
+                         'differs); please retry.' % (node, column))

@@ -48,12 +48,11 @@ from oslo_log import log as logging
 from oslo_utils import uuidutils
 
 from allocsvc import objects
-from allocsvc.common import exception as common_exception
+from allocsvc.common import exception
 from allocsvc.common import states
 from allocsvc.conductor import backends
 from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import allocations as db_allocations
-from allocsvc.db.baremetal import exception
 from allocsvc.db.baremetal import locking
 from allocsvc.db.baremetal import nodes
 from allocsvc.placement import node_providers
@@ -279,7 +278,7 @@ def _reserve_one(context, allocation, candidate, host, conductor_id,
     except (exception.NodeNotAvailable, exception.NodeNotFound,
             _Unsuitable):
         return UNSUITABLE, None
-    except common_exception.Conflict as exc:
+    except exception.Conflict as exc:
         # The engine refused the claim (rolled back with the lock and
         # the bind): the node's unit is not to be had after all.
         LOG.info('Allocation %s: node %s: %s', allocation.uuid,

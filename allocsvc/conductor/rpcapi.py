@@ -17,8 +17,8 @@ from oslo_log import log as logging
 import oslo_messaging as messaging
 
 from allocsvc import objects
+from allocsvc.common import exception
 from allocsvc.common import rpc
-from allocsvc.db.baremetal import exception
 
 LOG = logging.getLogger(__name__)
 

@@ -39,12 +39,12 @@ from oslo_service import service
 
 from allocsvc import objects
 from allocsvc.common import context as ctx
+from allocsvc.common import exception
 from allocsvc.common import rpc
 from allocsvc.conductor import coordination
 from allocsvc.conductor import manager
 from allocsvc.db.baremetal import allocations as db_allocations
 from allocsvc.db.baremetal import conductors as db_conductors
-from allocsvc.db.baremetal import exception
 from allocsvc.db.baremetal import locking
 
 LOG = logging.getLogger(__name__)

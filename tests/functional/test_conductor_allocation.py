@@ -25,12 +25,12 @@ Scenarios:
 
 import pytest
 
+from allocsvc.common import exception
 from allocsvc.common import states
 from allocsvc.conductor import allocations
 from allocsvc.conductor import backends
 from allocsvc.db.baremetal import allocations as db_allocations
 from allocsvc.db.baremetal import conductors
-from allocsvc.db.baremetal import exception
 from allocsvc.db.baremetal import locking
 from allocsvc.db.baremetal import nodes
 from tests.functional import conductor_harness

@@ -22,9 +22,9 @@ Scenarios:
 import pytest
 
 from allocsvc import objects
+from allocsvc.common import exception
 from allocsvc.common import states
 from allocsvc.db.baremetal import allocations as db_allocations
-from allocsvc.db.baremetal import exception
 from allocsvc.db.baremetal import locking
 from allocsvc.db.baremetal import nodes
 from tests.functional import conductor_harness

@@ -31,12 +31,12 @@ import webob
 from allocsvc.api import app as api_app
 from allocsvc.api.middleware import auth
 from allocsvc.common import context as context_mod
+from allocsvc.common import exception
 from allocsvc.common import policy
 from allocsvc.common import states
 from allocsvc.conductor import backends
 from allocsvc.db.baremetal import allocations as db_allocations
 from allocsvc.db.baremetal import conductors as db_conductors
-from allocsvc.db.baremetal import exception as db_exc
 from allocsvc.db.baremetal import nodes as db_nodes
 from tests import conftest
 from tests.functional.ironic_errors import fault
@@ -63,7 +63,7 @@ class FakeConductorAPI:
         alive = [c for c in db_conductors.list_conductors(context, 60)
                  if c.alive]
         if not alive:
-            raise db_exc.NoConductorAvailable()
+            raise exception.NoConductorAvailable()
         return alive[0]
 
     def create_allocation(self, context, allocation, hostname):
@@ -371,7 +371,7 @@ def test_no_conductor_alive_is_503_and_writes_nothing(env):
 
 @pytest.mark.parametrize('error,status', [
     (RuntimeError('broker gone'), 503),
-    (db_exc.NoFreeConductorWorker(), 503),
+    (exception.NoFreeConductorWorker(), 503),
 ])
 def test_failed_hand_over_leaves_nothing_allocating(env, error, status):
     env.rpc.cast_error = error

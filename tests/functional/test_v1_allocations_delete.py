@@ -26,9 +26,9 @@ import threading
 import pytest
 
 from allocsvc.api.controllers.v1 import allocation as allocation_api
+from allocsvc.common import exception
 from allocsvc.common import states
 from allocsvc.db.baremetal import allocations as db_allocations
-from allocsvc.db.baremetal import exception as db_exc
 from allocsvc.db.baremetal import locking
 from allocsvc.db.baremetal import nodes as db_nodes
 from allocsvc.db import models
@@ -96,7 +96,7 @@ def test_a_deleted_allocation_cannot_be_finished(env):
     row = db_allocations.get_by_uuid(env.ctx, doc['uuid'])
     assert env.call('DELETE', '/v1/allocations/late').status_int == 204
     # The conductor, unaware, binds the node it chose.
-    with pytest.raises(db_exc.AllocationNotFound):
+    with pytest.raises(exception.AllocationNotFound):
         db_allocations.bind(env.ctx, row.id, node.id, env.conductor.id)
     assert _is_free(env, node)
     assert env.rows() == []

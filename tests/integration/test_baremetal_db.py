@@ -16,12 +16,12 @@ import pytest
 
 from allocsvc import objects
 from allocsvc.common import context as ctx
+from allocsvc.common import exception
 from allocsvc.common import states
 from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import allocations
 from allocsvc.db.baremetal import candidates
 from allocsvc.db.baremetal import conductors
-from allocsvc.db.baremetal import exception
 from allocsvc.db.baremetal import locking
 from allocsvc.db.baremetal import nodes
 from allocsvc.db import models

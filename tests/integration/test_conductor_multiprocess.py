@@ -34,12 +34,12 @@ import pytest
 
 from allocsvc import objects
 from allocsvc.common import context as ctx
+from allocsvc.common import exception
 from allocsvc.common import rpc
 from allocsvc.common import states
 from allocsvc.conductor import rpcapi
 from allocsvc.db.baremetal import allocations as db_allocations
 from allocsvc.db.baremetal import conductors
-from allocsvc.db.baremetal import exception
 from allocsvc.db.baremetal import nodes
 from tests import backends
 from tests import conftest

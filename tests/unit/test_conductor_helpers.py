@@ -21,14 +21,13 @@ import pytest
 
 from allocsvc import objects
 from allocsvc.common import context as ctx
-from allocsvc.common import exception as base_exc
+from allocsvc.common import exception
 from allocsvc.common import rpc
 from allocsvc.common import states
 from allocsvc.conductor import allocations
 from allocsvc.conductor import coordination
 from allocsvc.conductor import manager
 from allocsvc.conductor import rpcapi
-from allocsvc.db.baremetal import exception
 from tests import conftest
 
 objects.register_all()
@@ -205,12 +204,12 @@ def test_exception_attributes_survive():
     ('os', 'error'),                      # not ours
     ('allocsvc.common.rpc', 'get_client'),  # not an exception
     ('allocsvc.nowhere', 'Missing'),      # gone
-    ('allocsvc.db.baremetal.exception', 'Missing'),
+    ('allocsvc.common.exception', 'Missing'),
 ])
 def test_untrusted_exception_becomes_generic(module, name):
     wire = rpc.RemoteAllocsvcError(module, name, 'it failed', 409, {})
     rebuilt = wire.rebuild()
-    assert type(rebuilt) is base_exc.AllocsvcException
+    assert type(rebuilt) is exception.AllocsvcException
     assert rebuilt.message == 'it failed'
     assert rebuilt.status == 409
 

@@ -26,9 +26,9 @@ from oslo_utils import timeutils
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
+from allocsvc.common import exception
 from allocsvc.common import states
 from allocsvc.db import api as db_api
-from allocsvc.db.baremetal import exception
 from allocsvc.db.baremetal import paging
 from allocsvc.db import models
 from allocsvc.placement import node_providers

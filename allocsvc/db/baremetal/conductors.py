@@ -13,8 +13,8 @@ from oslo_db import exception as db_exc
 from oslo_utils import timeutils
 import sqlalchemy as sa
 
+from allocsvc.common import exception
 from allocsvc.db import api as db_api
-from allocsvc.db.baremetal import exception
 from allocsvc.db import models
 
 _COND = models.conductors

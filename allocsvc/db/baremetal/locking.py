@@ -23,9 +23,9 @@ import time
 from oslo_utils import timeutils
 import sqlalchemy as sa
 
+from allocsvc.common import exception
 from allocsvc.common import states
 from allocsvc.db import api as db_api
-from allocsvc.db.baremetal import exception
 from allocsvc.db.baremetal import nodes
 from allocsvc.db import models
 

@@ -16,10 +16,9 @@ from oslo_utils import timeutils
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
-from allocsvc.common import exception as common_exception
+from allocsvc.common import exception
 from allocsvc.common import states
 from allocsvc.db import api as db_api
-from allocsvc.db.baremetal import exception
 from allocsvc.db.baremetal import paging
 from allocsvc.db import models
 from allocsvc.placement import node_providers
@@ -37,14 +36,6 @@ _READ_ONLY = frozenset(('id', 'uuid', 'created_at', 'updated_at',
 _JSON_COLUMNS = ('driver_info', 'properties', 'extra', 'instance_info')
 SORTABLE = frozenset(c.key for c in _NODE.c
                      if c.key not in _JSON_COLUMNS)
-
-
-class NodeChanged(common_exception.Conflict):
-    """A conditional write found the node changed by another writer."""
-
-    def __init__(self, node, column):
-        super().__init__('Node %s was changed by another request (its %s '
-                         'differs); please retry.' % (node, column))
 
 
 class Node:
@@ -335,7 +326,7 @@ def update_in_transaction(context, node_id, values, locked_by=None,
             raise exception.NodeNotLocked(uuid, locked_by)
         for column, value in expect.items():
             if getattr(node, column) != value:
-                raise NodeChanged(uuid, column)
+                raise exception.NodeChanged(uuid, column)
         raise exception.NodeAssociated(uuid, node.instance_uuid)
     node = get_in_transaction(context, node_id, with_traits=False)
     node_providers.sync(context, node)

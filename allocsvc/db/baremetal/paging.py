@@ -1,3 +1,4 @@
+from allocsvc.common import exception
 """Sorting and marker paging shared by the node and allocation lists.
 
 A page is ``ORDER BY <key>, id`` continued after the marker row. Sort
@@ -8,7 +9,6 @@ same order.
 
 import sqlalchemy as sa
 
-from allocsvc.db.baremetal import exception
 
 SORT_DIRS = ('asc', 'desc')
 

@@ -17,10 +17,9 @@ node a change returns is read once the lock is released.
 
 import sqlalchemy as sa
 
-from allocsvc.common import exception as common_exception
+from allocsvc.common import exception
 from allocsvc.common import states
 from allocsvc.db import api as db_api
-from allocsvc.db.baremetal import exception
 from allocsvc.db.baremetal import locking
 from allocsvc.db.baremetal import nodes
 from allocsvc.db import models
@@ -54,32 +53,6 @@ _INSTANCE_REMOVAL_STATES = (states.ENROLL, states.MANAGEABLE,
 _RESOURCE_CLASS_STATES = _INSTANCE_REMOVAL_STATES
 
 
-class NoValidHost(common_exception.BadRequest):
-    def __init__(self, driver, group):
-        super().__init__(
-            'No valid host was found. Reason: No conductor service '
-            'registered which supports driver %s for conductor group '
-            '"%s".' % (driver, group or ''))
-
-
-class InvalidStateRequested(common_exception.BadRequest):
-    def __init__(self, action, node, state):
-        super().__init__(
-            'The requested action "%s" can not be performed on node "%s" '
-            'while it is in state "%s".' % (action, node, state))
-
-
-class InvalidState(common_exception.Conflict):
-    """The node's state forbids the change."""
-
-
-class NodeInMaintenance(common_exception.BadRequest):
-    def __init__(self, operation, node):
-        super().__init__(
-            "The %s operation can't be performed on node %s because it's "
-            "in maintenance mode." % (operation, node))
-
-
 class Locker:
     """Who takes node locks on behalf of the API (``host``, written into
     ``nodes.reservation``), and how patiently: ``retries`` more attempts
@@ -100,7 +73,7 @@ class Locker:
 def check_driver(driver, conductor_group=''):
     """NoValidHost (400) unless nodes may use ``driver``."""
     if driver not in DRIVERS:
-        raise NoValidHost(driver, conductor_group)
+        raise exception.NoValidHost(driver, conductor_group)
 
 
 def initial_state(legacy=False):
@@ -182,7 +155,7 @@ def _update(context, node_id, changes, host, expected):
     node = nodes.get_in_transaction(context, node_id)
     for column, value in expected.items():
         if getattr(node, column) != value:
-            raise nodes.NodeChanged(node.uuid, column)
+            raise exception.NodeChanged(node.uuid, column)
     changes = {key: value for key, value in changes.items()
                if getattr(node, key) != value}
     removing_instance = ('instance_uuid' in changes and
@@ -190,16 +163,17 @@ def _update(context, node_id, changes, host, expected):
     if not (node.maintenance and removing_instance and len(changes) == 1):
         if (node.target_provision_state and node.provision_state
                 not in states.UPDATE_ALLOWED_STATES):
-            raise InvalidState('Node %s can not be updated while a state '
-                               'transition is in progress.' % node.uuid)
+            raise exception.InvalidState(
+                'Node %s can not be updated while a state transition is in '
+                'progress.' % node.uuid)
     if 'owner' in changes and node.allocation_id and \
             _allocation_owner(context, node.allocation_id) is not None:
-        raise InvalidState('Cannot update owner of node "%s" while it is '
-                           'allocated to an allocation with an owner.'
-                           % node.uuid)
+        raise exception.InvalidState(
+            'Cannot update owner of node "%s" while it is allocated to an '
+            'allocation with an owner.' % node.uuid)
     if 'resource_class' in changes and node.resource_class is not None \
             and node.provision_state not in _RESOURCE_CLASS_STATES:
-        raise InvalidState(
+        raise exception.InvalidState(
             'Node %s can not have resource_class updated unless it is in '
             'one of allowed (%s) states.'
             % (node.uuid, ', '.join(_RESOURCE_CLASS_STATES)))
@@ -207,7 +181,7 @@ def _update(context, node_id, changes, host, expected):
         if removing_instance and node.allocation_id:
             if not node.maintenance and \
                     node.provision_state not in _INSTANCE_REMOVAL_STATES:
-                raise InvalidState(
+                raise exception.InvalidState(
                     'Node %s with an allocation can not have instance_uuid '
                     'removed unless it is in one of allowed (%s) states or '
                     'in maintenance mode.'
@@ -247,7 +221,7 @@ def _destroy(context, node_id, host):
         if node.instance_uuid is not None:
             raise exception.NodeAssociated(node.uuid, node.instance_uuid)
         if node.provision_state not in states.DELETE_ALLOWED_STATES:
-            raise InvalidState(
+            raise exception.InvalidState(
                 'Can not delete node "%s" while it is in provision state '
                 '"%s". Valid provision states to perform deletion are: '
                 '"%s", or set the node into maintenance mode'
@@ -289,9 +263,11 @@ def set_power_state(context, node_id, target, locker):
 def _set_power_state(context, node_id, target, host):
     node = nodes.get_in_transaction(context, node_id)
     if target not in POWER_RESULTS:
-        raise InvalidStateRequested(target, node.uuid, node.power_state)
+        raise exception.InvalidStateRequested(target, node.uuid,
+                                              node.power_state)
     if node.provision_state == states.CLEANING:
-        raise InvalidStateRequested(target, node.uuid, node.provision_state)
+        raise exception.InvalidStateRequested(target, node.uuid,
+                                              node.provision_state)
     # UPDATE nodes SET power_state = :new, target_power_state = NULL, ...
     # WHERE id = :id AND reservation = :host AND power_state = :current
     return nodes.update_in_transaction(
@@ -326,13 +302,15 @@ def _provision(context, node_id, verb, host, configdrive):
     node = nodes.get_in_transaction(context, node_id)
     event = states.PROVISION_VERBS.get(verb)
     if event == states.DEPLOY and node.maintenance:
-        raise NodeInMaintenance('provisioning', node.uuid)
+        raise exception.NodeInMaintenance('provisioning', node.uuid)
     if event is None:
-        raise InvalidStateRequested(verb, node.uuid, node.provision_state)
+        raise exception.InvalidStateRequested(verb, node.uuid,
+                                              node.provision_state)
     try:
         path = states.node_settle(node.provision_state, event)
     except states.InvalidTransition:
-        raise InvalidStateRequested(verb, node.uuid, node.provision_state)
+        raise exception.InvalidStateRequested(verb, node.uuid,
+                                              node.provision_state)
     provision_state, target = path[-1]
     values = {'provision_state': provision_state,
               'target_provision_state': target, 'last_error': None}

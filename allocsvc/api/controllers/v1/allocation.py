@@ -38,7 +38,6 @@ from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
 from allocsvc.common import states
 from allocsvc.db.baremetal import allocations as db_allocations
-from allocsvc.db.baremetal import exception as db_exc
 from allocsvc.db.baremetal import locking
 from allocsvc.db.baremetal import nodes as db_nodes
 from allocsvc.objects import allocation as allocation_obj
@@ -112,7 +111,7 @@ def _fetch_allocation(ident):
     if uuidutils.is_uuid_like(ident):
         try:
             return db_allocations.get_by_uuid(ctx, ident)
-        except db_exc.AllocationNotFound:
+        except exception.AllocationNotFound:
             # An allocation may be named like a UUID (Ironic accepts the
             # name and then never finds it).
             if not utils.is_valid_logical_name(ident):
@@ -215,9 +214,9 @@ def destroy(allocation):
             if node.allocation_id == allocation.id:
                 _check_deletable(allocation, node)
             db_allocations.destroy_allocation(ctx, allocation.id)
-    except db_exc.NodeNotFound:
+    except exception.NodeNotFound:
         # The node was deleted meanwhile, and its allocation with it.
-        raise db_exc.AllocationNotFound(allocation.uuid)
+        raise exception.AllocationNotFound(allocation.uuid)
 
 
 # -- creation ----------------------------------------------------------------
@@ -237,7 +236,7 @@ def _resolve_candidates(idents):
             continue
         try:
             found[ident] = db_nodes.get_by_name(ctx, ident).uuid
-        except db_exc.NodeNotFound:
+        except exception.NodeNotFound:
             pass
     missing = [i for i in dict.fromkeys(idents) if i not in found]
     if missing:
@@ -251,7 +250,7 @@ def _backfill_node(ident):
     its NodeNotFound)."""
     try:
         return _fetch_node(ident)
-    except db_exc.NodeNotFound as exc:
+    except exception.NodeNotFound as exc:
         raise utils.BadRequest(exc.message)
 
 
@@ -268,11 +267,11 @@ def _hand_over(ctx, rpcapi, values):
     except Exception as exc:
         try:
             db_allocations.destroy_allocation(ctx, allocation.id)
-        except db_exc.AllocationNotFound:
+        except exception.AllocationNotFound:
             pass
         if isinstance(exc, exception.AllocsvcException):
             raise
-        raise db_exc.NoConductorAvailable(
+        raise exception.NoConductorAvailable(
             'conductor %s could not be reached (%s)'
             % (conductor.hostname, type(exc).__name__))
     return allocation
@@ -307,8 +306,8 @@ def create(body):
     rpcapi = utils.rpcapi()
     if rpcapi is None:
         # An API process set up without a conductor client.
-        raise db_exc.NoConductorAvailable('no conductor client is '
-                                          'configured')
+        raise exception.NoConductorAvailable('no conductor client is '
+                                             'configured')
     if node is None:
         return _hand_over(ctx, rpcapi, values)
     conductor = rpcapi.pick_conductor(ctx)
@@ -371,7 +370,7 @@ class AllocationsController(_Controller):
         if params.get('node') is not None:
             try:
                 filters['node_id'] = _fetch_node(params['node']).id
-            except db_exc.NodeNotFound as exc:
+            except exception.NodeNotFound as exc:
                 raise utils.BadRequest(exc.message)
         items = [render(a) for a in db_allocations.list_allocations(
             utils.context(), filters, limit, marker, sort_key, sort_dir)]

@@ -17,8 +17,8 @@ import webob.exc
 
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import utils
+from allocsvc.common import exception
 from allocsvc.db.baremetal import conductors as db_conductors
-from allocsvc.db.baremetal import exception as db_exc
 
 FIRST_VERSION = (1, 49)
 # Without ?detail and ?fields, as Ironic's _DEFAULT_RETURN_FIELDS.
@@ -78,7 +78,7 @@ def _check_hostname(hostname):
     """No conductor has a NUL in its name (PostgreSQL could not even look
     one up)."""
     if '\x00' in hostname:
-        raise db_exc.ConductorNotFound(hostname.replace('\x00', '\\x00'))
+        raise exception.ConductorNotFound(hostname.replace('\x00', '\\x00'))
 
 
 class ConductorsController(rest.RestController):
@@ -119,7 +119,7 @@ class ConductorsController(rest.RestController):
             _check_hostname(marker)
             hosts = [c.hostname for c in conductors]
             if marker not in hosts:
-                raise db_exc.ConductorNotFound(marker)
+                raise exception.ConductorNotFound(marker)
             conductors = conductors[hosts.index(marker) + 1:]
         items = [render(c) for c in conductors[:limit]]
         document = utils.collection(

@@ -9,8 +9,8 @@ import pecan
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import node_schema
 from allocsvc.api.controllers.v1 import utils
+from allocsvc.common import exception
 from allocsvc.common import states
-from allocsvc.db.baremetal import exception
 from allocsvc.db.baremetal import locking
 from allocsvc.db.baremetal import nodes
 from allocsvc.db.baremetal import provisioning

@@ -13,8 +13,8 @@ from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import node_schema
 from allocsvc.api.controllers.v1 import utils
+from allocsvc.common import exception
 from allocsvc.common import states
-from allocsvc.db.baremetal import exception
 from allocsvc.db.baremetal import provisioning
 
 # Power targets of API 1.27 (soft power off and reboot, timeout).
@@ -77,8 +77,8 @@ class NodeStatesController:
                 or timeout < 1):
             raise utils.BadRequest('timeout has to be positive integer')
         if target not in provisioning.POWER_RESULTS:
-            raise provisioning.InvalidStateRequested(target, ident,
-                                                     node.power_state)
+            raise exception.InvalidStateRequested(target, ident,
+                                                  node.power_state)
         # fake-hardware changes the power state at once: the timeout,
         # how long to wait for the hardware, never matters.
         provisioning.set_power_state(utils.context(), node.id, target,
@@ -100,14 +100,14 @@ class NodeStatesController:
         verb = _VERB_ALIASES.get(target, target)
         event = states.PROVISION_VERBS.get(verb)
         if event == states.DEPLOY and node.maintenance:
-            raise provisioning.NodeInMaintenance('provisioning', node.uuid)
+            raise exception.NodeInMaintenance('provisioning', node.uuid)
         if event is None or not states.node_accepts(node.provision_state,
                                                     event):
             # As Ironic: a node busy with something else is locked (409)
             # rather than in the wrong state (400).
             if node.reservation:
                 raise exception.NodeLocked(node.uuid, node.reservation)
-            raise provisioning.InvalidStateRequested(
+            raise exception.InvalidStateRequested(
                 target, node.uuid, node.provision_state)
         configdrive = self._configdrive(body, verb)
         for name, only in (('clean_steps', 'clean'),
