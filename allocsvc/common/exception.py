@@ -20,16 +20,22 @@ QUERYPARAM_MISSING_VALUE = 'placement.query.missing_value'
 
 
 class AllocsvcException(Exception):
-    """Base of every error a user can cause; ``status`` is the HTTP code."""
+    """Base of every error a user can cause: ``status`` (also ``code``, as
+    WSME and Ironic's exceptions name it) is the HTTP status,
+    ``error_code`` the Placement error code."""
 
     status = 500
-    code = DEFAULT
+    error_code = DEFAULT
 
-    def __init__(self, message, code=None):
+    def __init__(self, message, error_code=None):
         super().__init__(message)
         self.message = message
-        if code is not None:
-            self.code = code
+        if error_code is not None:
+            self.error_code = error_code
+
+    @property
+    def code(self):
+        return self.status
 
 
 class BadRequest(AllocsvcException):
@@ -50,23 +56,23 @@ class Conflict(AllocsvcException):
 
 
 class ConcurrentUpdate(Conflict):
-    code = CONCURRENT_UPDATE
+    error_code = CONCURRENT_UPDATE
 
 
 class InventoryInUse(Conflict):
-    code = INVENTORY_INUSE
+    error_code = INVENTORY_INUSE
 
 
 class DuplicateName(Conflict):
-    code = DUPLICATE_NAME
+    error_code = DUPLICATE_NAME
 
 
 class ProviderInUse(Conflict):
-    code = PROVIDER_IN_USE
+    error_code = PROVIDER_IN_USE
 
 
 class CannotDeleteParent(Conflict):
-    code = PROVIDER_CANNOT_DELETE_PARENT
+    error_code = PROVIDER_CANNOT_DELETE_PARENT
 
 
 # -- the bare-metal API and its conductor (Ironic's messages) ----------

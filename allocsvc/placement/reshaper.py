@@ -108,7 +108,7 @@ def _resolve_inventory_providers(context, new_inventories):
             raise exception.BadRequest(
                 'Resource provider %s in inventories not found: No resource '
                 'provider with uuid %s found' % (item.uuid, item.uuid),
-                code=exception.RESOURCE_PROVIDER_NOT_FOUND)
+                error_code=exception.RESOURCE_PROVIDER_NOT_FOUND)
         generation = found[item.uuid][1]
         if item.generation != generation:
             raise exception.ConcurrentUpdate(

@@ -110,7 +110,7 @@ def test_parse_refusals(query, want, code):
     with pytest.raises(exception.BadRequest) as info:
         _parse(query, want)
     if code:
-        assert info.value.code == code
+        assert info.value.error_code == code
 
 
 def _tree_snapshot():

@@ -133,20 +133,20 @@ def _check_resourceless(groups, same_subtrees):
     if len(resourceless) == len(groups):
         raise exception.BadRequest(
             'There must be at least one resources or resources[$S] '
-            'parameter.', code=exception.QUERYPARAM_MISSING_VALUE)
+            'parameter.', error_code=exception.QUERYPARAM_MISSING_VALUE)
     named = set().union(*same_subtrees)
     bad = [s for s in resourceless if s not in named]
     if bad:
         raise exception.BadRequest(
             'Resourceless suffixed group request should be specified in '
             '`same_subtree` query param: bad group(s) - %s.' % bad,
-            code=exception.QUERYPARAM_BAD_VALUE)
+            error_code=exception.QUERYPARAM_BAD_VALUE)
     unknown = sorted(s for s in named if s not in groups)
     if unknown:
         raise exception.BadRequest(
             'Real suffixes should be specified in `same_subtree`: %s not '
             'found in %s.' % (unknown, sorted(groups)),
-            code=exception.QUERYPARAM_BAD_VALUE)
+            error_code=exception.QUERYPARAM_BAD_VALUE)
 
 
 def _check_conflicts(groups):
@@ -176,7 +176,7 @@ def _parse_wide(items, want):
         if len(root_required) > 1:
             raise exception.BadRequest(
                 "Query parameter 'root_required' may be specified only "
-                "once.", code=exception.QUERYPARAM_DUPLICATE_KEY)
+                "once.", error_code=exception.QUERYPARAM_DUPLICATE_KEY)
         # root_required has no any-of form.
         required, forbidden = query.parse_traits(
             root_required[0], allow_forbidden=True, allow_any_of=False)
@@ -186,14 +186,14 @@ def _parse_wide(items, want):
             raise exception.BadRequest(
                 'Conflicting required and forbidden traits found in '
                 'root_required: %s' % ', '.join(sorted(conflicts)),
-                code=exception.QUERYPARAM_BAD_VALUE)
+                error_code=exception.QUERYPARAM_BAD_VALUE)
         wide.root_required, wide.root_forbidden = names, forbidden
     for value in _values(items, 'same_subtree'):
         suffixes = {s.strip() for s in value.split(',')}
         if '' in suffixes:
             raise exception.BadRequest(
                 'Empty string (unsuffixed group) can not be specified in '
-                '`same_subtree` ', code=exception.QUERYPARAM_BAD_VALUE)
+                '`same_subtree` ', error_code=exception.QUERYPARAM_BAD_VALUE)
         wide.same_subtrees.append(suffixes)
     return wide
 

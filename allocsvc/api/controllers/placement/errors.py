@@ -53,7 +53,7 @@ _STATUS_TO_WEBOB = {
 def to_http_error(req, exc):
     """The webob HTTP error, JSON-formatted, that answers ``exc``."""
     if isinstance(exc, exception.AllocsvcException):
-        req.environ[ENV_ERROR_CODE] = exc.code
+        req.environ[ENV_ERROR_CODE] = exc.error_code
         error_class = _STATUS_TO_WEBOB.get(exc.status,
                                            webob.exc.HTTPBadRequest)
         http_error = error_class(exc.message)
