@@ -9,26 +9,34 @@ listener that serves it at its root.
 
 from microversion_parse import middleware as mp_middleware
 from oslo_middleware import cors
+from oslo_middleware import http_proxy_to_wsgi
 from oslo_middleware import request_id
 import pecan
-from pecan import core as pecan_core
-from pecan import rest as pecan_rest
-from pecan import routing as pecan_routing
-from pecan import util as pecan_util
 
 from allocsvc.api.controllers.placement import auth
 from allocsvc.api.controllers.placement import errors
 from allocsvc.api.controllers.placement import handler
 from allocsvc.api.controllers.placement import microversion
 from allocsvc.api.controllers import root
+from allocsvc.api.controllers.v1 import allocation as v1_allocation
+from allocsvc.api.controllers.v1 import conductor as v1_conductor
+from allocsvc.api.controllers.v1 import controller as v1_controller
+from allocsvc.api.controllers.v1 import hooks
+from allocsvc.api.controllers.v1 import node as v1_node
+from allocsvc.api.controllers.v1 import node_states as v1_node_states
+from allocsvc.api.controllers.v1 import node_traits as v1_node_traits
 from allocsvc.api.middleware import auth as baremetal_auth
 from allocsvc.api.middleware import errors as baremetal_errors
+from allocsvc.api.middleware import requestlog
 from allocsvc.api.middleware import version as baremetal_version
+from allocsvc import objects
 from allocsvc.common import policy
 from allocsvc.db import api as db_api
 from allocsvc.placement import sync
 
 PLACEMENT_PREFIX = '/placement'
+# Where microversion_parse leaves the Placement request's version.
+PLACEMENT_VERSION_KEY = microversion.SERVICE_TYPE + '.microversion'
 
 
 def placement_app(conf, enforcer=None):
@@ -41,6 +49,9 @@ def placement_app(conf, enforcer=None):
     app = mp_middleware.MicroversionMiddleware(
         app, microversion.SERVICE_TYPE, microversion.VERSIONS,
         json_error_formatter=errors.json_error_formatter)
+    # Out: logs the request and its response (status, length,
+    # microversion), with the request's id.
+    app = requestlog.RequestLog(app, PLACEMENT_VERSION_KEY)
     # In: builds the RequestContext from the identity headers.
     app = auth.ContextMiddleware(app, enforcer, conf)
     # In: authenticates (noauth2 token rules or keystone); 401 if not.
@@ -60,56 +71,29 @@ def placement_app(conf, enforcer=None):
     # In: keeps a valid global request id, makes a local one. Out: adds
     # x-openstack-request-id to every response, errors included.
     app = request_id.RequestId(app)
+    # In: behind a TLS-terminating proxy, takes the scheme and host the
+    # client used from its headers ([oslo_middleware]
+    # enable_proxy_headers_parsing), so links and Location headers point
+    # where the client can follow them.
+    app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
     return app
 
 
-def _remember_pecan_signatures():
-    """Make Pecan look up each controller method's signature once.
-
-    Pecan's router inspects the signature of every candidate method on
-    every request, and its getargspec builds a new namedtuple class each
-    time: that was half the CPU time of a small /v1 request. A method's
-    signature never changes, so the answer is kept per function.
-    """
-    if getattr(pecan_util.getargspec, 'remembers', False):
-        return
-    inspect = pecan_util.getargspec
-    known = {}
-
-    def getargspec(method):
-        key = getattr(method, '__func__', method)
-        try:
-            return known[key]
-        except KeyError:
-            spec = known[key] = inspect(method)
-            return spec
-        except TypeError:   # not hashable: do not remember it
-            return inspect(method)
-
-    getargspec.remembers = True
-    for module in (pecan_util, pecan_core, pecan_rest, pecan_routing):
-        module.getargspec = getargspec
-
-
-def _skip_known_controllers():
-    """Make Pecan look for custom path segments once per controller class.
-
-    On every step of every route, Pecan's ``_detect_custom_path_segments``
-    lists the attributes of the controller (``dir``), and then uses them
-    only if it has not seen the class before. The classes do not change
-    while the application runs: a class seen once is skipped.
-    """
-    detect = pecan_routing._detect_custom_path_segments
-    if getattr(detect, 'skips_known', False):
-        return
-    observed = getattr(pecan_routing, '__observed_controllers__')
-
-    def detect_once(obj):
-        if obj.__class__ not in observed:
-            detect(obj)
-
-    detect_once.skips_known = True
-    pecan_routing._detect_custom_path_segments = detect_once
+# Every controller class of the bare-metal API: a path segment naming one
+# of their non-handler attributes is refused before routing
+# (``hooks.RequestChecksHook``).
+_CONTROLLER_CLASSES = (
+    root.RootController, v1_controller.V1Controller,
+    v1_allocation.AllocationsController, v1_allocation.AllocationController,
+    v1_allocation.NodeAllocationController,
+    v1_conductor.ConductorsController, v1_conductor.ConductorController,
+    v1_node.NodesController, v1_node.NodeController,
+    v1_node_states.NodeStatesController,
+    v1_node_states.NodePowerStateController,
+    v1_node_states.NodeProvisionStateController,
+    v1_node_states.NodeMaintenanceController,
+    v1_node_traits.NodeTraitsController, v1_node_traits.NodeTraitController,
+)
 
 
 def baremetal_app(conf, enforcer=None, rpcapi=None):
@@ -119,18 +103,23 @@ def baremetal_app(conf, enforcer=None, rpcapi=None):
     conductors (``allocsvc.conductor.rpcapi.ConductorAPI``).
     """
     enforcer = enforcer or policy.get_enforcer(conf)
-    _remember_pecan_signatures()
-    _skip_known_controllers()
+    objects.register_all()
     # Routes the request through the controllers: the root document, /v1
-    # and the resources under it (allocsvc.api.controllers).
-    app = pecan.make_app(root.RootController(), force_canonical=False,
-                         guess_content_type_from_ext=False)
+    # and the resources under it (allocsvc.api.controllers), once the
+    # hooks have checked the path and the body.
+    app = pecan.make_app(
+        root.RootController(), force_canonical=False,
+        guess_content_type_from_ext=False,
+        hooks=[hooks.RequestChecksHook(_CONTROLLER_CLASSES)])
     # In: negotiates the microversion (406 when it cannot). Out: adds the
     # Ironic version headers, the standard one and Vary to /v1 responses.
     app = baremetal_version.Microversion(app)
     # Out: wraps every error in Ironic's {"error_message": "..."}; an
     # escaped exception is logged and becomes a 500 Server fault.
     app = baremetal_errors.ParsableErrors(app)
+    # Out: logs the request and its response (status, length,
+    # microversion), with the request's id.
+    app = requestlog.RequestLog(app, baremetal_version.ENV_VERSION)
     # In: builds the RequestContext from the identity headers and marks
     # the public routes.
     app = baremetal_auth.ContextMiddleware(app, conf, enforcer, rpcapi)
@@ -143,6 +132,9 @@ def baremetal_app(conf, enforcer=None, rpcapi=None):
     # In: keeps a valid global request id, makes a local one. Out: adds
     # x-openstack-request-id to every response, errors included.
     app = request_id.RequestId(app)
+    # In: the scheme and host the client used, behind a proxy (see
+    # placement_app).
+    app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
     return app
 
 

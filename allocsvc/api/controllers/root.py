@@ -11,7 +11,7 @@ from pecan import rest
 
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import controller as v1
-from allocsvc.api.controllers.v1 import utils
+from allocsvc.api.controllers.v1 import types
 
 # Under PrefixDispatcher's mount point (allocsvc.api.app).
 PLACEMENT_PATH = '/placement/'
@@ -21,7 +21,14 @@ class RootController(rest.RestController):
 
     v1 = v1.V1Controller()
 
-    @base.expose()
+    @pecan.expose()
+    def _lookup(self, primary, *remainder):
+        # /nodes is /v1/nodes. (Pecan also calls this when /v1/... was
+        # not found: that stays not found.)
+        if primary != 'v1':
+            return self.v1, [primary] + list(remainder)
+
+    @base.expose(types.jsontype)
     def get(self):
         version = v1.version_document()
         return {
@@ -38,10 +45,3 @@ class RootController(rest.RestController):
                     'href': base.public_url() + PLACEMENT_PATH}]},
             ],
         }
-
-    @pecan.expose()
-    def _route(self, args, request=None):
-        utils.check_json_depth(request or pecan.request)
-        if args[0] and args[0] != 'v1':
-            args = ['v1'] + list(args)
-        return super()._route(args, request)

@@ -6,14 +6,15 @@ is inside depends on who refused the request, and clients
 (python-ironicclient, openstacksdk) read either form:
 
 * a controller: ``{"faultcode": "Client"|"Server", "faultstring": ...,
-  "debuginfo": null}`` (``v1.base.fault_response`` makes these);
+  "debuginfo": null}`` (WSME's ``wsexpose`` makes these);
 * the routing or the microversion check, before any controller runs:
   ``{"code": N, "title": ..., "description": ...}``.
 
 Unlike Ironic, whose routing errors carry webob's HTML fragments
 (``"...found.<br /><br />"``) and which answers some bad input with a bare
 500, a description here is plain text and an exception that escapes is
-logged and answered with a ``Server`` fault: always a bug to fix.
+logged and answered with a ``Server`` fault: always a bug to fix. A 500's
+own text stays in the log: the fault says only that it was logged.
 """
 
 import json
@@ -25,6 +26,9 @@ import webob.dec
 import webob.exc
 
 LOG = logging.getLogger(__name__)
+
+# What a 500 says: the error is a bug, logged with its traceback.
+UNEXPECTED = 'An unexpected error occurred; it has been logged.'
 
 # Where Pecan leaves the HTTP exception it turned into the response.
 PECAN_EXCEPTION = 'pecan.original_exception'
@@ -54,10 +58,15 @@ def _inner_document(req, resp):
         return json.dumps(http_error_body(exc.code, exc.title, description))
     if resp.content_type == 'application/json':
         try:
-            if isinstance(json.loads(resp.text), dict):
-                return resp.text
+            document = json.loads(resp.text)
         except ValueError:
-            pass
+            document = None
+        if isinstance(document, dict):
+            if resp.status_int == 500 and 'faultstring' in document:
+                # A bug: its text is in the log (WSME logged it), not on
+                # the wire.
+                return json.dumps(fault_body(500, UNEXPECTED))
+            return resp.text
     # A plain webob error (text, or HTML): say the same thing as JSON.
     text = webob.exc.strip_tags(resp.text).strip() or None
     title = resp.status.split(' ', 1)[-1]
@@ -110,8 +119,7 @@ class ParsableErrors:
             except Exception:
                 LOG.exception('Unexpected error handling %s %r', req.method,
                               raw_path)
-                resp = _fault_response(500, 'An unexpected error occurred; '
-                                            'it has been logged.')
+                resp = _fault_response(500, UNEXPECTED)
         if resp.status_int < 400:
             return resp
         inner = _inner_document(req, resp)

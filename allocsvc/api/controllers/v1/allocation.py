@@ -31,9 +31,11 @@ from oslo_utils import uuidutils
 import pecan
 from pecan import rest
 import webob.exc
+from wsme import types as wtypes
 
 from allocsvc.api.controllers.v1 import allocation_schema as schema
 from allocsvc.api.controllers.v1 import base
+from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
 from allocsvc.common import states
@@ -317,102 +319,100 @@ def create(body):
 
 # -- controllers -------------------------------------------------------------
 
-class _Controller(rest.RestController):
-    """A REST controller whose path segments are identifiers only: an
-    allocation may be named ``__doc__`` or ``get_all``, which Pecan would
-    otherwise resolve to attributes of the controller."""
+def gate():
+    """Below 1.52 allocations do not exist: 404 for reads, 405 for
+    writes, before anything else is looked at (Ironic's order)."""
+    if not utils.allowed(FIRST_VERSION):
+        if pecan.request.method == 'GET':
+            raise webob.exc.HTTPNotFound()
+        raise webob.exc.HTTPMethodNotAllowed()
 
-    _HANDLERS = frozenset(('get_all', 'get_one', 'post', 'patch',
-                           'delete'))
 
-    def _lookup_child(self, remainder):
-        if remainder in self._HANDLERS:
-            return getattr(self, remainder, None)
-        return None
-
-    def _gate(self):
-        """Below 1.52 the resource does not exist: 404 for reads, 405 for
-        writes, before anything else is looked at (Ironic's order)."""
-        if not utils.allowed(FIRST_VERSION):
-            if pecan.request.method == 'GET':
-                raise webob.exc.HTTPNotFound()
-            raise webob.exc.HTTPMethodNotAllowed()
+class AllocationsController(rest.RestController):
+    """``/v1/allocations``; ``/v1/allocations/{ident}`` is an
+    ``AllocationController`` (see ``_lookup``)."""
 
     @pecan.expose()
-    def _route(self, args, request=None):
-        self._gate()
-        return super()._route(args, request)
+    def _lookup(self, ident, *remainder):
+        return AllocationController(ident), list(remainder)
 
-
-class AllocationsController(_Controller):
-    """``/v1/allocations``."""
-
-    @base.expose()
-    def get_all(self, **kwargs):
-        params = pecan.request.GET
-        utils.check_arguments(params, LIST_PARAMS)
-        owner = params.get('owner')
+    @base.expose(types.AllocationCollection, wtypes.text, wtypes.text,
+                 wtypes.text, wtypes.text, wtypes.text, wtypes.text,
+                 wtypes.text, wtypes.text, wtypes.text)
+    def get_all(self, node=None, resource_class=None, state=None,
+                owner=None, fields=None, limit=None, marker=None,
+                sort_key='id', sort_dir='asc'):
+        utils.check_arguments(pecan.request.GET, LIST_PARAMS)
         if owner is not None and not utils.allowed(OWNER_VERSION):
             raise utils.NotAcceptable('Request not acceptable.')
-        fields = utils.parse_fields(params.get('fields'), allowed_fields())
+        names = utils.parse_fields(fields, allowed_fields())
         owner = _list_owner(owner)
-        limit = utils.parse_limit(params.get('limit'))
-        sort_key = params.get('sort_key', 'id')
-        sort_dir = params.get('sort_dir', 'asc')
+        limit = utils.parse_limit(limit)
         utils.check_sort(sort_key, sort_dir, db_allocations.SORTABLE,
                          UNSORTABLE)
-        marker = schema.check_uuid(params.get('marker'))
-        filters = {key: _filter_value(key, params[key])
-                   for key in ('resource_class', 'state')
-                   if params.get(key) is not None}
+        marker = schema.check_uuid(marker)
+        filters = {key: _filter_value(key, value) for key, value in
+                   (('resource_class', resource_class), ('state', state))
+                   if value is not None}
         if owner is not None:
             filters['owner'] = _filter_value('owner', owner)
-        if params.get('node') is not None:
+        if node is not None:
             try:
-                filters['node_id'] = _fetch_node(params['node']).id
+                filters['node_id'] = _fetch_node(node).id
             except exception.NodeNotFound as exc:
                 raise utils.BadRequest(exc.message)
         items = [render(a) for a in db_allocations.list_allocations(
             utils.context(), filters, limit, marker, sort_key, sort_dir)]
         document = utils.collection(
             'allocations', items, limit, sort_key=sort_key,
-            sort_dir=sort_dir, fields=params.get('fields'),
-            **{key: params.get(key)
-               for key in ('node', 'resource_class', 'state', 'owner')})
-        document['allocations'] = [utils.select_fields(item, fields)
+            sort_dir=sort_dir, fields=fields, node=node,
+            resource_class=resource_class, state=state,
+            owner=pecan.request.GET.get('owner'))
+        document['allocations'] = [utils.select_fields(item, names)
                                    for item in items]
-        return document
+        return types.AllocationCollection.from_document(document)
 
-    @base.expose()
-    def get_one(self, ident, **kwargs):
-        params = pecan.request.GET
-        utils.check_arguments(params, ('fields',))
-        fields = utils.parse_fields(params.get('fields'), allowed_fields())
-        allocation = _authorized(
-            'baremetal:allocation:get',
-            lambda: _with_suffix(_fetch_allocation, ident))
-        return utils.select_fields(render(allocation), fields)
-
-    @base.expose(201)
-    def post(self, *args, **kwargs):
-        if args:  # POST /v1/allocations/{ident}
-            raise webob.exc.HTTPMethodNotAllowed()
-        body = schema.validate_post(utils.json_body())
+    @base.expose(types.Allocation, body=types.jsontype, status_code=201)
+    def post(self, body=None):
+        body = schema.validate_post(utils.json_body(body))
         allocation = create(body)
         document = render(allocation)
         pecan.response.location = document['links'][0]['href']
-        return document
+        return types.Allocation.from_document(document)
 
-    @base.expose()
-    def patch(self, ident):
+
+class AllocationController(rest.RestController):
+    """``/v1/allocations/{ident}``: one allocation, by UUID or name."""
+
+    def __init__(self, ident):
+        super().__init__()
+        self.ident = ident
+
+    @pecan.expose()
+    def _lookup(self, *remainder):
+        if remainder:  # nothing lies below
+            raise webob.exc.HTTPNotFound()
+
+    def _allocation(self, action):
+        return _authorized(action, lambda: _with_suffix(_fetch_allocation,
+                                                        self.ident))
+
+    @base.expose(types.Allocation, wtypes.text)
+    def get(self, fields=None):
+        utils.check_arguments(pecan.request.GET, ('fields',))
+        names = utils.parse_fields(fields, allowed_fields())
+        allocation = self._allocation('baremetal:allocation:get')
+        return types.Allocation.from_document(
+            utils.select_fields(render(allocation), names))
+
+    @base.expose(types.Allocation, body=types.jsontype)
+    def patch(self, patch=None):
         if not utils.allowed(PATCH_VERSION):
             raise webob.exc.HTTPMethodNotAllowed()
-        patch = utils.json_body()
+        patch = utils.json_body(patch)
         utils.check_patch(patch)
         schema.check_patch_paths(patch)
-        allocation = _authorized(
-            'baremetal:allocation:update',
-            lambda: _with_suffix(_fetch_allocation, ident))
+        allocation = self._allocation('baremetal:allocation:update')
         current = {'name': allocation.name, 'extra': allocation.extra}
         patched = schema.check_patched(utils.apply_patch(current, patch))
         changes = {key: value for key, value in patched.items()
@@ -420,21 +420,26 @@ class AllocationsController(_Controller):
         if changes:
             allocation = db_allocations.update_allocation(
                 utils.context(), allocation.id, changes)
-        return render(allocation)
+        return types.Allocation.from_document(render(allocation))
 
-    @base.expose(204)
-    def delete(self, ident):
-        destroy(_authorized('baremetal:allocation:delete',
-                            lambda: _with_suffix(_fetch_allocation, ident)))
+    @base.expose(None, status_code=204)
+    def delete(self):
+        destroy(self._allocation('baremetal:allocation:delete'))
 
 
-class NodeAllocationController(_Controller):
-    """``/v1/nodes/{node_ident}/allocation``: the allocation of one node.
-    The nodes controller routes there with the node's ident."""
+class NodeAllocationController(rest.RestController):
+    """``/v1/nodes/{node_ident}/allocation``: the allocation of one node
+    (the node controller routes here with the node's ident)."""
 
     def __init__(self, node_ident):
         super().__init__()
         self.node_ident = node_ident
+
+    @pecan.expose()
+    def _lookup(self, *remainder):
+        # Ironic: .../allocation/{anything} is a method not allowed.
+        if remainder:
+            raise webob.exc.HTTPMethodNotAllowed()
 
     def _allocation(self, action):
         def fetch():
@@ -446,18 +451,14 @@ class NodeAllocationController(_Controller):
                                               node.allocation_uuid)
         return _authorized(action, fetch)
 
-    @base.expose()
-    def get_all(self, **kwargs):
-        params = pecan.request.GET
-        utils.check_arguments(params, ('fields',))
-        fields = utils.parse_fields(params.get('fields'), allowed_fields())
+    @base.expose(types.Allocation, wtypes.text)
+    def get(self, fields=None):
+        utils.check_arguments(pecan.request.GET, ('fields',))
+        names = utils.parse_fields(fields, allowed_fields())
         allocation = self._allocation('baremetal:allocation:get')
-        return utils.select_fields(render(allocation), fields)
+        return types.Allocation.from_document(
+            utils.select_fields(render(allocation), names))
 
-    @base.expose()
-    def get_one(self, *args, **kwargs):
-        raise webob.exc.HTTPMethodNotAllowed()
-
-    @base.expose(204)
+    @base.expose(None, status_code=204)
     def delete(self):
         destroy(self._allocation('baremetal:allocation:delete'))

@@ -14,11 +14,13 @@ row per conductor process), so it is read whole and paged here.
 import pecan
 from pecan import rest
 import webob.exc
+from wsme import types as wtypes
 
 from allocsvc.api.controllers.v1 import base
+from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
-from allocsvc.db.baremetal import conductors as db_conductors
+from allocsvc import objects
 
 FIRST_VERSION = (1, 49)
 # Without ?detail and ?fields, as Ironic's _DEFAULT_RETURN_FIELDS.
@@ -82,39 +84,28 @@ def _check_hostname(hostname):
 
 
 class ConductorsController(rest.RestController):
-    """``/v1/conductors``."""
-
-    _HANDLERS = frozenset(('get_all', 'get_one'))
-
-    def _lookup_child(self, remainder):
-        # Path segments are host names, never attributes.
-        if remainder in self._HANDLERS:
-            return getattr(self, remainder, None)
-        return None
+    """``/v1/conductors``; ``/v1/conductors/{hostname}`` is a
+    ``ConductorController`` (see ``_lookup``)."""
 
     @pecan.expose()
-    def _route(self, args, request=None):
-        if not utils.allowed(FIRST_VERSION) and \
-                pecan.request.method == 'GET':
-            raise webob.exc.HTTPNotFound()
-        return super()._route(args, request)
+    def _lookup(self, hostname, *remainder):
+        return ConductorController(hostname), list(remainder)
 
-    @base.expose()
-    def get_all(self, **kwargs):
-        params = pecan.request.GET
-        utils.check_arguments(params, LIST_PARAMS)
+    @base.expose(types.ConductorCollection, wtypes.text, wtypes.text,
+                 wtypes.text, wtypes.text, wtypes.text, wtypes.text)
+    def get_all(self, detail=None, fields=None, limit=None, marker=None,
+                sort_key='id', sort_dir='asc'):
+        utils.check_arguments(pecan.request.GET, LIST_PARAMS)
         utils.authorize('baremetal:conductor:get')
-        detail = utils.parse_bool('detail', params.get('detail'))
-        fields = _return_fields(params.get('fields'), detail)
-        limit = utils.parse_limit(params.get('limit'))
-        sort_key = params.get('sort_key', 'id')
-        sort_dir = params.get('sort_dir', 'asc')
+        detail_given = detail
+        detail = utils.parse_bool('detail', detail)
+        names = _return_fields(fields, detail)
+        limit = utils.parse_limit(limit)
         utils.check_sort(sort_key, sort_dir, SORTABLE, UNSORTABLE)
         conductors = _sorted(
-            db_conductors.list_conductors(
-                utils.context(), heartbeat_timeout(utils.conf())),
+            objects.Conductor.list(utils.context(),
+                                   heartbeat_timeout(utils.conf())),
             sort_key, sort_dir)
-        marker = params.get('marker')
         if marker is not None:
             _check_hostname(marker)
             hosts = [c.hostname for c in conductors]
@@ -124,19 +115,32 @@ class ConductorsController(rest.RestController):
         items = [render(c) for c in conductors[:limit]]
         document = utils.collection(
             'conductors', items, limit, marker_key='hostname',
-            sort_key=sort_key, sort_dir=sort_dir,
-            detail=params.get('detail'), fields=params.get('fields'))
-        document['conductors'] = [utils.select_fields(item, fields)
+            sort_key=sort_key, sort_dir=sort_dir, detail=detail_given,
+            fields=fields)
+        document['conductors'] = [utils.select_fields(item, names)
                                   for item in items]
-        return document
+        return types.ConductorCollection.from_document(document)
 
-    @base.expose()
-    def get_one(self, hostname, **kwargs):
-        params = pecan.request.GET
-        utils.check_arguments(params, ('fields',))
+
+class ConductorController(rest.RestController):
+    """``/v1/conductors/{hostname}``."""
+
+    def __init__(self, hostname):
+        super().__init__()
+        self.hostname = hostname
+
+    @pecan.expose()
+    def _lookup(self, *remainder):
+        if remainder:  # nothing lies below
+            raise webob.exc.HTTPNotFound()
+
+    @base.expose(types.Conductor, wtypes.text)
+    def get(self, fields=None):
+        utils.check_arguments(pecan.request.GET, ('fields',))
         utils.authorize('baremetal:conductor:get')
-        fields = utils.parse_fields(params.get('fields'), FIELDS)
-        _check_hostname(hostname)
-        conductor = db_conductors.get(utils.context(), hostname,
-                                      heartbeat_timeout(utils.conf()))
-        return utils.select_fields(render(conductor), fields)
+        names = utils.parse_fields(fields, FIELDS)
+        _check_hostname(self.hostname)
+        conductor = objects.Conductor.get(utils.context(), self.hostname,
+                                          heartbeat_timeout(utils.conf()))
+        return types.Conductor.from_document(
+            utils.select_fields(render(conductor), names))

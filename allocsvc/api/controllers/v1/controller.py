@@ -1,17 +1,19 @@
 """``/v1``: the version 1 document and the resources under it.
 
-A resource joins the API in two places here: its controller as an
-attribute of ``V1Controller`` (the route table) and a line in
-``LINKED_RESOURCES`` (the links ``GET /v1`` shows, from the version where
-the resource exists).
+A resource joins the API here: its controller in ``RESOURCES`` (the
+route table, with the version the resource appeared in) and a line in
+``LINKED_RESOURCES`` (the links ``GET /v1`` shows, from that version).
 """
 
+import pecan
 from pecan import rest
+import webob.exc
 
 from allocsvc.api.controllers.v1 import allocation
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import conductor
 from allocsvc.api.controllers.v1 import node
+from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import versions
 
 # (name, first version) of each resource linked from GET /v1, in the order
@@ -34,14 +36,40 @@ def version_document():
     }
 
 
+def _allocations_gate():
+    allocation.gate()
+
+
+def _conductors_gate():
+    # Before 1.49 there are no conductors to read; other methods are not
+    # allowed at any version.
+    if not base.api_version() >= conductor.FIRST_VERSION and \
+            pecan.request.method == 'GET':
+        raise webob.exc.HTTPNotFound()
+
+
+# name -> (controller, check run before anything else of the resource).
+RESOURCES = {
+    'nodes': (node.NodesController(), None),
+    'allocations': (allocation.AllocationsController(), _allocations_gate),
+    'conductors': (conductor.ConductorsController(), _conductors_gate),
+}
+
+
 class V1Controller(rest.RestController):
-    """The root of the version 1 API."""
+    """The root of the version 1 API; its resources are in RESOURCES."""
 
-    allocations = allocation.AllocationsController()
-    nodes = node.NodesController()
-    conductors = conductor.ConductorsController()
+    @pecan.expose()
+    def _lookup(self, name, *remainder):
+        try:
+            controller, gate = RESOURCES[name]
+        except KeyError:
+            raise webob.exc.HTTPNotFound()
+        if gate is not None:
+            gate()
+        return controller, list(remainder)
 
-    @base.expose()
+    @base.expose(types.jsontype)
     def get(self):
         want = base.api_version()
         document = {

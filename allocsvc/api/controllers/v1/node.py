@@ -1,15 +1,27 @@
 """``/v1/nodes``: Ironic's node API, for the parts allocsvc serves.
 
-The whole URL surface is ``ROUTES`` below; a path it does not know is a
-404, a method a path does not take a 405 with ``Allow``. Handlers check
-the request as Ironic does (microversion of every field, filter and
-verb; Ironic's messages) and leave the rules of changing a node to
-``allocsvc.db.baremetal.provisioning``.
+Routes (Pecan's ``RestController`` dispatch; a path not listed is a 404,
+a method a path does not take a 405 with ``Allow``)::
+
+    GET, POST           /v1/nodes                    NodesController
+    GET                 /v1/nodes/detail
+    GET, PATCH, DELETE  /v1/nodes/{node}             NodeController
+    GET                 /v1/nodes/{node}/states      node_states
+    PUT                 /v1/nodes/{node}/states/power
+    PUT                 /v1/nodes/{node}/states/provision
+    PUT, DELETE         /v1/nodes/{node}/maintenance
+    GET, PUT, DELETE    /v1/nodes/{node}/traits      (1.37) node_traits
+    PUT, DELETE         /v1/nodes/{node}/traits/{trait}
+    GET, DELETE         /v1/nodes/{node}/allocation  (1.52) allocation
+
+Handlers check the request as Ironic does (microversion of every field,
+filter and verb; Ironic's messages) and leave the rules of changing a
+node to ``allocsvc.db.baremetal.provisioning``.
 """
 
 
 import pecan
-from pecan import routing
+from pecan import rest
 import webob.exc
 
 from allocsvc.api.controllers.v1 import allocation as allocation_api
@@ -18,35 +30,14 @@ from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import node_schema
 from allocsvc.api.controllers.v1 import node_states
 from allocsvc.api.controllers.v1 import node_traits
+from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import states
 from allocsvc.db.baremetal import nodes
 from allocsvc.db.baremetal import provisioning
 
-# Path under /v1/nodes ('{node}': a node ident, '{trait}': a trait name)
-# -> {method: (handler object attribute, handler name)}, and the version
-# the path appeared in (404 before). /{node}/allocation is delegated to
-# the allocation API's NodeAllocationController (see _route).
-ROUTES = [
-    ((), {'GET': ('self', 'get_all'), 'POST': ('self', 'post')}, (1, 1)),
-    (('detail',), {'GET': ('self', 'detail')}, (1, 1)),
-    (('{node}',), {'GET': ('self', 'get_one'), 'PATCH': ('self', 'patch'),
-                   'DELETE': ('self', 'delete')}, (1, 1)),
-    (('{node}', 'states'), {'GET': ('states', 'get')}, (1, 1)),
-    (('{node}', 'states', 'power'), {'PUT': ('states', 'power')}, (1, 1)),
-    (('{node}', 'states', 'provision'),
-     {'PUT': ('states', 'provision')}, (1, 1)),
-    (('{node}', 'maintenance'), {'PUT': ('maintenance', 'put'),
-                                 'DELETE': ('maintenance', 'delete')},
-     (1, 1)),
-    (('{node}', 'traits'), {'GET': ('traits', 'get_all'),
-                            'PUT': ('traits', 'put_all'),
-                            'DELETE': ('traits', 'delete_all')}, (1, 37)),
-    (('{node}', 'traits', '{trait}'), {'PUT': ('traits', 'put_one'),
-                                       'DELETE': ('traits', 'delete_one')},
-     (1, 37)),
-]
-ALLOCATION_SINCE = (1, 52)
+# Sub-resources of a node that appeared after 1.1 (404 before).
+SUBRESOURCE_SINCE = {'traits': (1, 37), 'allocation': (1, 52)}
 
 # List filters: query parameter -> (first version, parser).
 _FILTERS = {
@@ -66,72 +57,46 @@ _PAGING = ('limit', 'marker', 'sort_key', 'sort_dir')
 _SORTABLE = nodes.SORTABLE - set(node_schema.UNSORTABLE)
 
 
-def _match(pattern, path):
-    """The path variables if ``path`` fits ``pattern``, else None."""
-    if len(pattern) != len(path):
-        return None
-    found = []
-    for part, segment in zip(pattern, path):
-        if part.startswith('{'):
-            found.append(segment)
-        elif part != segment:
-            return None
-    return found
+def _check_ident(ident):
+    """As Ironic: a node's ident is checked before anything else."""
+    try:
+        utils.check_ident(ident)
+    except utils.BadRequest as exc:
+        raise webob.exc.HTTPBadRequest(detail=exc.message)
 
 
-class NodesController:
-    """The node collection and everything under it."""
+class NodesController(rest.RestController):
+    """The node collection; ``/v1/nodes/{node}`` and what lies below it
+    are a ``NodeController`` (see ``_lookup``)."""
 
-    def __init__(self):
-        self.states = node_states.NodeStatesController()
-        self.maintenance = node_states.NodeMaintenanceController()
-        self.traits = node_traits.NodeTraitsController()
+    _custom_actions = {'detail': ['GET']}
 
     @pecan.expose()
-    def _route(self, args, request=None):
-        request = request or pecan.request
-        path = list(args)
-        if path and path[-1] == '':
-            path.pop()  # a trailing slash
-        if any('\x00' in segment for segment in path):
+    def _lookup(self, ident, *remainder):
+        if ident == 'detail':
+            # GET /v1/nodes/detail is the detail action; Pecan asks here
+            # too, and for the other methods.
+            if remainder:
+                raise webob.exc.HTTPNotFound()
+            if pecan.request.method == 'GET':
+                return None
+            raise webob.exc.HTTPMethodNotAllowed(headers={'Allow': 'GET'})
+        if any('\x00' in segment for segment in (ident,) + remainder):
             raise webob.exc.HTTPBadRequest(
                 detail='The request path contains a NUL character.')
-        if len(path) >= 2 and path[1] == 'allocation':
-            return self._allocation(path, request)
-        for pattern, methods, since in ROUTES:
-            found = _match(pattern, path)
-            if found is None:
-                continue
-            if len(pattern) > 1:
-                # As Ironic: the ident is checked before anything else.
-                self._check_ident(found[0])
-            if not utils.allowed(since):
+        _check_ident(ident)
+        if remainder:
+            since = SUBRESOURCE_SINCE.get(remainder[0])
+            if since is not None and not utils.allowed(since):
                 raise webob.exc.HTTPNotFound()
-            if request.method not in methods:
-                raise webob.exc.HTTPMethodNotAllowed(
-                    headers={'Allow': ', '.join(sorted(methods))})
-            owner, name = methods[request.method]
-            target = self if owner == 'self' else getattr(self, owner)
-            return getattr(target, name), found
-        raise webob.exc.HTTPNotFound()
-
-    @staticmethod
-    def _check_ident(ident):
-        try:
-            utils.check_ident(ident)
-        except utils.BadRequest as exc:
-            raise webob.exc.HTTPBadRequest(detail=exc.message)
-
-    def _allocation(self, path, request):
-        self._check_ident(path[0])
-        if not utils.allowed(ALLOCATION_SINCE):
-            raise webob.exc.HTTPNotFound()
-        controller = allocation_api.NodeAllocationController(path[0])
-        return routing.lookup_controller(controller, path[2:], request)
+        return NodeController(ident), list(remainder)
 
     # -- the collection ------------------------------------------------------
 
-    @base.expose()
+    # The handlers read the query themselves (``node_common.query``):
+    # which filters exist depends on the request's version.
+
+    @base.expose(types.NodeCollection)
     def get_all(self):
         utils.authorize('baremetal:node:list')
         params = node_common.query()
@@ -150,7 +115,7 @@ class NodesController:
             fields = list(node_schema.LIST_FIELDS)
         return self._collection('nodes', params, fields)
 
-    @base.expose()
+    @base.expose(types.NodeCollection)
     def detail(self):
         utils.authorize('baremetal:node:list')
         params = node_common.query()
@@ -175,9 +140,9 @@ class NodesController:
                  if key not in ('limit', 'marker')}
         # instance_uuid names at most one node: no next page (as Ironic).
         page = 0 if 'instance_uuid' in filters else limit
-        return utils.collection(
+        return types.NodeCollection.from_document(utils.collection(
             'nodes', items, page, resource=resource,
-            marker=found[-1].uuid if found else None, **query)
+            marker=found[-1].uuid if found else None, **query))
 
     @staticmethod
     def _filters(params):
@@ -200,11 +165,11 @@ class NodesController:
             filters['conductor_group'] = filters['conductor_group'].lower()
         return filters
 
-    @base.expose(201)
-    def post(self):
+    @base.expose(types.Node, body=types.jsontype, status_code=201)
+    def post(self, body=None):
         utils.authorize('baremetal:node:create')
         node_common.query_without_arguments()
-        body = node_common.json_object()
+        body = node_common.json_object(body)
         values = node_schema.check_node(body)
         for key, value in body.items():
             if utils.allowed(node_schema.SINCE[key]):
@@ -222,24 +187,45 @@ class NodesController:
         node = provisioning.create_node(
             utils.context(), values, legacy=not utils.allowed((1, 11)))
         node_common.set_location(node.uuid)
-        return node_common.render(node)
+        return types.Node.from_document(node_common.render(node))
 
-    # -- one node ------------------------------------------------------------
 
-    @base.expose()
-    def get_one(self, ident):
+class NodeController(rest.RestController):
+    """``/v1/nodes/{node}`` (by UUID or name) and its sub-resources."""
+
+    SUBRESOURCES = ('states', 'maintenance', 'traits', 'allocation')
+
+    def __init__(self, ident):
+        super().__init__()
+        self.ident = ident
+        self.states = node_states.NodeStatesController(ident)
+        self.maintenance = node_states.NodeMaintenanceController(ident)
+        self.traits = node_traits.NodeTraitsController(ident)
+        self.allocation = allocation_api.NodeAllocationController(ident)
+
+    @pecan.expose()
+    def _lookup(self, *remainder):
+        # Pecan also calls this when a sub-resource refused the request
+        # (a 405 there stays a 405).
+        if remainder and remainder[0] not in self.SUBRESOURCES:
+            raise webob.exc.HTTPNotFound()
+
+    @base.expose(types.Node)
+    def get(self):
+        ident = self.ident
         utils.authorize('baremetal:node:get')
         params = node_common.query()
         utils.check_arguments(params, ('fields',))
         fields = node_common.parse_fields(params.get('fields'))
         node = node_common.get_node(ident, with_suffix=True)
-        return node_common.render(node, fields)
+        return types.Node.from_document(node_common.render(node, fields))
 
-    @base.expose()
-    def patch(self, ident):
+    @base.expose(types.Node, body=types.jsontype)
+    def patch(self, patch=None):
+        ident = self.ident
         utils.authorize('baremetal:node:update')
         node_common.query_without_arguments()
-        patch = utils.json_body()
+        patch = utils.json_body(patch)
         utils.check_patch(patch)
         for op in patch:
             root = utils.patch_root(op)
@@ -266,10 +252,11 @@ class NodesController:
         node = provisioning.update_node(
             utils.context(), node.id, changes, node_common.locker(),
             expected={name: current[name] for name in changes})
-        return node_common.render(node)
+        return types.Node.from_document(node_common.render(node))
 
-    @base.expose(204)
-    def delete(self, ident):
+    @base.expose(None, status_code=204)
+    def delete(self):
+        ident = self.ident
         utils.authorize('baremetal:node:delete')
         node_common.query_without_arguments()
         node = node_common.get_node(ident, with_suffix=True)

@@ -130,12 +130,12 @@ def query():
     return params
 
 
-def json_object(allow_empty=False):
-    """The request body as a JSON object ({} for an empty body when
-    ``allow_empty``); 400 otherwise."""
+def json_object(body, allow_empty=False):
+    """``body`` (the request body WSME parsed) as a JSON object ({} for
+    an empty body when ``allow_empty``); 400 otherwise."""
     if allow_empty and not pecan.request.body:
         return {}
-    body = utils.json_body()
+    body = utils.json_body(body)
     if not isinstance(body, dict):
         raise utils.BadRequest('The request body must be a JSON object.')
     return body

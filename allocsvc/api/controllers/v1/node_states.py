@@ -9,9 +9,14 @@ change at once, so the 202 Ironic answers comes with the node already in
 its new state.
 """
 
+import pecan
+from pecan import rest
+import webob.exc
+
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import node_schema
+from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
 from allocsvc.common import states
@@ -42,15 +47,40 @@ def _string(body, name, required=False):
     return node_schema.check_text(name, value)
 
 
-class NodeStatesController:
-    """The state sub-resources of one node (handlers take its ident)."""
+class _OneNode(rest.RestController):
+    """A controller of something of one node, whose ident it keeps;
+    nothing lies below it (404)."""
 
-    @base.expose()
-    def get(self, ident):
+    def __init__(self, ident):
+        super().__init__()
+        self.ident = ident
+
+    @pecan.expose()
+    def _lookup(self, *remainder):
+        if remainder:
+            raise webob.exc.HTTPNotFound()
+
+
+class NodeStatesController(_OneNode):
+    """``/v1/nodes/{node}/states`` and the two state changes below it."""
+
+    def __init__(self, ident):
+        super().__init__(ident)
+        self.power = NodePowerStateController(ident)
+        self.provision = NodeProvisionStateController(ident)
+
+    @pecan.expose()
+    def _lookup(self, *remainder):
+        # As NodeController's: a refusal below stays what it is.
+        if remainder and remainder[0] not in ('power', 'provision'):
+            raise webob.exc.HTTPNotFound()
+
+    @base.expose(types.NodeStates)
+    def get(self):
         utils.authorize('baremetal:node:get')
         node_common.query_without_arguments()
-        node = node_common.get_node(ident)
-        return {
+        node = node_common.get_node(self.ident)
+        return types.NodeStates.from_document({
             'last_error': node.last_error,
             'power_state': node.power_state,
             'provision_state': node_common.provision_state(
@@ -59,12 +89,17 @@ class NodeStatesController:
                 node.provision_updated_at),
             'target_power_state': node.target_power_state,
             'target_provision_state': node.target_provision_state,
-        }
+        })
 
-    @base.expose(202)
-    def power(self, ident):
+
+class NodePowerStateController(_OneNode):
+    """``PUT /v1/nodes/{node}/states/power``."""
+
+    @base.expose(None, body=types.jsontype, status_code=202)
+    def put(self, body=None):
+        ident = self.ident
         utils.authorize('baremetal:node:set_power_state')
-        body = node_common.json_object()
+        body = node_common.json_object(body)
         utils.check_arguments(body, ('target', 'timeout'))
         target = _string(body, 'target', required=True)
         timeout = body.get('timeout')
@@ -85,10 +120,15 @@ class NodeStatesController:
                                      node_common.locker())
         node_common.set_location(ident, 'states')
 
-    @base.expose(202)
-    def provision(self, ident):
+
+class NodeProvisionStateController(_OneNode):
+    """``PUT /v1/nodes/{node}/states/provision``."""
+
+    @base.expose(None, body=types.jsontype, status_code=202)
+    def put(self, body=None):
+        ident = self.ident
         utils.authorize('baremetal:node:set_provision_state')
-        body = node_common.json_object()
+        body = node_common.json_object(body)
         utils.check_arguments(body, ('target', 'configdrive',
                                      'clean_steps', 'deploy_steps',
                                      'rescue_password'))
@@ -143,12 +183,14 @@ class NodeStatesController:
         return configdrive
 
 
-class NodeMaintenanceController:
+class NodeMaintenanceController(_OneNode):
+    """``/v1/nodes/{node}/maintenance``."""
 
-    @base.expose(202)
-    def put(self, ident):
+    @base.expose(None, body=types.jsontype, status_code=202)
+    def put(self, body=None):
+        ident = self.ident
         utils.authorize('baremetal:node:set_maintenance')
-        body = node_common.json_object(allow_empty=True)
+        body = node_common.json_object(body, allow_empty=True)
         params = node_common.query()
         utils.check_arguments(body, ('reason',))
         utils.check_arguments(params, ('reason',))
@@ -159,8 +201,9 @@ class NodeMaintenanceController:
         provisioning.set_maintenance(utils.context(), node.id, True, reason,
                                      node_common.locker())
 
-    @base.expose(202)
-    def delete(self, ident):
+    @base.expose(None, status_code=202)
+    def delete(self):
+        ident = self.ident
         utils.authorize('baremetal:node:set_maintenance')
         node_common.query_without_arguments()
         node = node_common.get_node(ident)

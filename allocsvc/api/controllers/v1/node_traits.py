@@ -6,10 +6,13 @@ re-checks a node's traits under it before allocating the node.
 """
 
 import pecan
+from pecan import rest
+import webob.exc
 
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import node_schema
+from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.db.baremetal import nodes
 from allocsvc.db.baremetal import provisioning
@@ -20,54 +23,77 @@ _ONE_OR_ALL = ('A single node trait may be added via PUT /v1/nodes/<node '
                'with the list of traits specified in the request body.')
 
 
-class NodeTraitsController:
-    """The traits of one node (handlers take its ident)."""
+class NodeTraitsController(rest.RestController):
+    """``/v1/nodes/{node}/traits``; ``.../traits/{trait}`` is a
+    ``NodeTraitController`` (see ``_lookup``)."""
 
-    @base.expose()
-    def get_all(self, ident):
+    def __init__(self, ident):
+        super().__init__()
+        self.ident = ident
+
+    @pecan.expose()
+    def _lookup(self, trait, *remainder):
+        return NodeTraitController(self.ident, trait), list(remainder)
+
+    @base.expose(types.TraitsCollection)
+    def get_all(self):
         utils.authorize('baremetal:node:traits:list')
         node_common.query_without_arguments()
-        node = node_common.get_node(ident)
-        return {'traits': nodes.get_traits(utils.context(), node.id)}
+        node = node_common.get_node(self.ident)
+        return types.TraitsCollection.from_document(
+            {'traits': nodes.get_traits(utils.context(), node.id)})
 
-    @base.expose(204)
-    def put_all(self, ident):
+    @base.expose(None, body=types.jsontype, status_code=204)
+    def put(self, body=None):
         utils.authorize('baremetal:node:traits:set')
         node_common.query_without_arguments()
-        body = node_common.json_object(allow_empty=True)
+        body = node_common.json_object(body, allow_empty=True)
         node_schema.check_traits_body(body)
         if body.get('traits') is None:
             raise utils.BadRequest(_ONE_OR_ALL)
-        node = node_common.get_node(ident)
+        node = node_common.get_node(self.ident)
         provisioning.set_traits(utils.context(), node.id, body['traits'],
                                 node_common.locker())
 
-    @base.expose(204)
-    def put_one(self, ident, trait):
-        utils.authorize('baremetal:node:traits:set')
-        node_common.query_without_arguments()
-        node_schema.check_trait(trait)
-        if pecan.request.body and \
-                node_common.json_object(allow_empty=True):
-            raise utils.BadRequest('No body should be provided when adding '
-                                   'a trait')
-        node = node_common.get_node(ident)
-        provisioning.add_trait(utils.context(), node.id, trait,
-                               node_common.locker())
-        node_common.set_location(ident, 'traits', trait)
-
-    @base.expose(204)
-    def delete_all(self, ident):
+    @base.expose(None, status_code=204)
+    def delete(self):
         utils.authorize('baremetal:node:traits:delete')
         node_common.query_without_arguments()
-        node = node_common.get_node(ident)
+        node = node_common.get_node(self.ident)
         provisioning.remove_all_traits(utils.context(), node.id,
                                        node_common.locker())
 
-    @base.expose(204)
-    def delete_one(self, ident, trait):
+
+class NodeTraitController(rest.RestController):
+    """``/v1/nodes/{node}/traits/{trait}``."""
+
+    def __init__(self, ident, trait):
+        super().__init__()
+        self.ident = ident
+        self.trait = trait
+
+    @pecan.expose()
+    def _lookup(self, *remainder):
+        if remainder:  # nothing lies below
+            raise webob.exc.HTTPNotFound()
+
+    @base.expose(None, body=types.jsontype, status_code=204)
+    def put(self, body=None):
+        utils.authorize('baremetal:node:traits:set')
+        node_common.query_without_arguments()
+        node_schema.check_trait(self.trait)
+        if node_common.json_object(body, allow_empty=True):
+            raise utils.BadRequest('No body should be provided when adding '
+                                   'a trait')
+        node = node_common.get_node(self.ident)
+        provisioning.add_trait(utils.context(), node.id, self.trait,
+                               node_common.locker())
+        node_common.set_location(self.ident, 'traits', self.trait)
+
+    @base.expose(None, status_code=204)
+    def delete(self):
         utils.authorize('baremetal:node:traits:delete')
         node_common.query_without_arguments()
-        node = node_common.get_node(ident)
-        provisioning.remove_trait(utils.context(), node.id, trait,
+        node = node_common.get_node(self.ident)
+        provisioning.remove_trait(utils.context(), node.id, self.trait,
                                   node_common.locker())

@@ -7,7 +7,6 @@ timestamps, all with Ironic's error messages. No SQL and no business
 rules here.
 """
 
-import json
 import re
 import urllib.parse
 
@@ -211,36 +210,14 @@ def collection(name, items, limit, resource=None, marker_key='uuid',
     return document
 
 
-def check_json_depth(request):
-    """400 for a JSON body nested too deeply for Python's parser. Pecan
-    parses a JSON body before any handler runs, and such a body would
-    escape it as a RecursionError (a 500)."""
-    if request.method in ('GET', 'HEAD') or not request.body or \
-            request.content_type not in ('application/json',
-                                         'application/javascript'):
-        return
-    try:
-        json.loads(request.body)
-    except RecursionError:
-        raise webob.exc.HTTPBadRequest(
-            detail='The request body is nested too deeply.')
-    except (ValueError, UnicodeDecodeError):
-        pass  # the handler answers it
-
-
-def json_body():
-    """The request body parsed as JSON; 400 when it is not JSON (Ironic
-    answers a malformed body with a 500)."""
-    body = pecan.request.body
-    if not body:
+def json_body(body):
+    """The request body WSME parsed (``types.jsontype``; None for a JSON
+    null); 400 when there is none. A body that is not JSON never gets
+    this far (``hooks.check_json_body``)."""
+    if body is None and not pecan.request.body:
         raise BadRequest('The request body is empty; a JSON document is '
                          'expected.')
-    try:
-        return json.loads(body)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise BadRequest('The request body is not valid JSON: %s' % exc)
-    except RecursionError:
-        raise BadRequest('The request body is nested too deeply.')
+    return body
 
 
 def check_patch(patch):

@@ -1,0 +1,61 @@
+"""Pecan hooks of the bare-metal API: checks every request passes before
+Pecan routes it or parses its body.
+
+Pecan dispatches a path segment to a controller attribute of that name
+(``getattr``), and parses a JSON body into parameters before a handler
+runs; both need input they can handle:
+
+* a path segment that names an attribute of a controller class that is
+  not a handler (``__class__``, ``__doc__``, ``_custom_actions``...)
+  would be routed into that attribute: such a segment is not found
+  (404), whatever resource it would name;
+* a JSON body that is not UTF-8, not JSON, or nested too deeply for
+  Python's parser is refused (400) with a message saying which.
+"""
+
+import json
+
+from pecan import hooks
+import webob.exc
+
+_JSON_TYPES = ('application/json', 'application/javascript')
+
+
+def _attribute_names(controller_classes):
+    """The names under which Pecan could find something other than a
+    handler on one of ``controller_classes``."""
+    names = set()
+    for cls in controller_classes:
+        for name in dir(cls):
+            if name.startswith('_'):
+                names.add(name)
+    return frozenset(names)
+
+
+class RequestChecksHook(hooks.PecanHook):
+    """``on_route``: the checks above, for every request."""
+
+    def __init__(self, controller_classes):
+        self.reserved = _attribute_names(controller_classes)
+
+    def on_route(self, state):
+        request = state.request
+        for segment in request.path_info.split('/'):
+            if segment in self.reserved:
+                raise webob.exc.HTTPNotFound()
+        check_json_body(request)
+
+
+def check_json_body(request):
+    """400 for a JSON body that cannot be parsed, with the reason."""
+    if request.method in ('GET', 'HEAD') or not request.body or \
+            request.content_type not in _JSON_TYPES:
+        return
+    try:
+        json.loads(request.body)
+    except RecursionError:
+        raise webob.exc.HTTPBadRequest(
+            detail='The request body is nested too deeply.')
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise webob.exc.HTTPBadRequest(
+            detail='The request body is not valid JSON: %s' % exc)

@@ -1,0 +1,161 @@
+"""The WSME types of the ``/v1`` API: what its handlers accept and return.
+
+The resources (Allocation, Node, Conductor), their collections and links
+are WSME complex types, rendered by ``wsmeext.pecan.wsexpose``. A field
+a response leaves out (newer than the request's microversion, or not in
+``?fields=``) stays ``Unset``, which WSME does not render.
+
+Request bodies are taken as ``jsontype`` (any JSON value) and checked by
+the JSON schemas of ``allocation_schema`` and ``node_schema``, which
+carry Ironic's error messages.
+"""
+
+from wsme import types as wtypes
+
+from allocsvc.api.controllers.v1 import node_schema
+
+
+class JsonType(wtypes.UserType):
+    """Any JSON value: an object, array, string, number, boolean or
+    null, passed through as parsed."""
+
+    basetype = wtypes.text
+    name = 'json'
+
+    def validate(self, value):
+        return value
+
+    def frombasetype(self, value):
+        return value
+
+    def tobasetype(self, value):
+        return value
+
+
+jsontype = JsonType()
+
+
+def _convert(datatype, value):
+    """``value`` (rendered as plain JSON) as ``datatype`` expects it:
+    complex types (and lists of them) built from their documents."""
+    if value is None:
+        return None
+    if isinstance(datatype, wtypes.ArrayType) and \
+            wtypes.iscomplex(datatype.item_type):
+        return [datatype.item_type.from_document(item) for item in value]
+    if wtypes.iscomplex(datatype):
+        return datatype.from_document(value)
+    return value
+
+
+class Base(wtypes.Base):
+    """A resource document: built from the dict a controller rendered,
+    every attribute that dict lacks left ``Unset``."""
+
+    @classmethod
+    def from_document(cls, document):
+        obj = cls()
+        for attribute in wtypes.list_attributes(cls):
+            if attribute.name in document:
+                setattr(obj, attribute.key, _convert(
+                    attribute.datatype, document[attribute.name]))
+        return obj
+
+
+class Link(Base):
+    """A link to a resource: ``href``, ``rel`` and, for the links of the
+    version document, ``type``."""
+
+    href = wtypes.text
+    rel = wtypes.text
+    type = wtypes.text
+
+
+class Allocation(Base):
+    """An allocation as Ironic shows it (``owner`` from 1.60)."""
+
+    uuid = wtypes.text
+    name = wtypes.text
+    node_uuid = wtypes.text
+    state = wtypes.text
+    last_error = wtypes.text
+    resource_class = wtypes.text
+    traits = [wtypes.text]
+    candidate_nodes = [wtypes.text]
+    extra = {wtypes.text: jsontype}
+    owner = wtypes.text
+    created_at = wtypes.text
+    updated_at = wtypes.text
+    links = [Link]
+
+
+class AllocationCollection(Base):
+    allocations = [Allocation]
+    next = wtypes.text
+
+
+class Conductor(Base):
+    hostname = wtypes.text
+    conductor_group = wtypes.text
+    alive = bool
+    drivers = [wtypes.text]
+    created_at = wtypes.text
+    updated_at = wtypes.text
+    links = [Link]
+
+
+class ConductorCollection(Base):
+    conductors = [Conductor]
+    next = wtypes.text
+
+
+# The type of each node field on the wire; any field not named here is a
+# string (or null).
+_NODE_FIELD_TYPES = {
+    'driver_info': {wtypes.text: jsontype},
+    'properties': {wtypes.text: jsontype},
+    'extra': {wtypes.text: jsontype},
+    'instance_info': {wtypes.text: jsontype},
+    'maintenance': bool,
+    'traits': [wtypes.text],
+    # A string or a boolean, as Ironic's schema allows it.
+    'automated_clean': jsontype,
+}
+
+
+def _node_attributes():
+    attributes = {name: _NODE_FIELD_TYPES.get(name, wtypes.text)
+                  for name, _since in node_schema.FIELDS}
+    attributes['links'] = [Link]
+    attributes['states'] = [Link]
+    return attributes
+
+
+# A node: every field of ``node_schema.FIELDS`` (only those of the
+# request's version are set), its links and, from 1.14, the link to its
+# states.
+Node = type('Node', (Base,), dict(
+    _node_attributes(),
+    __doc__='A node as Ironic shows it, at the request\'s version.'))
+
+
+class NodeCollection(Base):
+    nodes = [Node]
+    next = wtypes.text
+
+
+class NodeStates(Base):
+    """``GET /v1/nodes/{node}/states``."""
+
+    last_error = wtypes.text
+    power_state = wtypes.text
+    provision_state = wtypes.text
+    provision_updated_at = wtypes.text
+    target_power_state = wtypes.text
+    target_provision_state = wtypes.text
+
+
+class TraitsCollection(Base):
+    """``GET /v1/nodes/{node}/traits``."""
+
+    traits = [wtypes.text]
