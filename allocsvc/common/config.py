@@ -214,14 +214,6 @@ conductor_opts = [
              'conductor whose periodic check finds it, and run again. '
              'Running one twice is harmless: only the conductor that owns '
              'an allocation can bind it to a node.'),
-    cfg.FloatOpt(
-        'api_lock_timeout', default=300.0, min=0,
-        help='A node lock that an API process holds (reservation '
-             '"api@<host>:<pid>") and that the periodic check '
-             '(check_allocations_interval) finds held by that same process '
-             'for this many seconds was left behind by a process that died '
-             'during a request: the check releases it. The API holds a '
-             'node\'s lock for one request only.'),
     cfg.StrOpt(
         'rpc_version_cap', default=None,
         choices=[('1.0', 'Allocations are created and backfilled through '

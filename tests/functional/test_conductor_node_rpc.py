@@ -22,7 +22,9 @@ Scenarios:
 * versions: a client capped at 1.0 refuses every 1.1 method with
   ConductorTooOld (503), sending nothing, and still creates and
   backfills allocations; a 1.1 conductor answers 1.0 messages, and a 1.0
-  conductor answers the 1.0 methods of an uncapped client.
+  conductor answers the 1.0 methods of an uncapped client;
+* a starting conductor releases the node locks API processes of the
+  previous release left behind (``api@...``), and no other.
 """
 
 import contextlib
@@ -633,5 +635,24 @@ def test_conductor_of_1_0_answers_an_uncapped_client(database, monkeypatch):
         backfilled = harness.rpcapi.backfill_allocation(
             harness.context, {}, deployed.id, old.host)
         assert backfilled.state == states.ACTIVE
+    finally:
+        harness.stop()
+
+
+# -- start-up clean-up of the previous release's API locks -------------------
+
+def test_start_releases_the_api_locks_left_behind(database):
+    harness = conductor_harness.Harness()
+    try:
+        left, other, theirs, free = harness.nodes(4)
+        locking.reserve(harness.context, left.id,
+                        locking.API_HOLDER_PREFIX + 'gone:4242')
+        locking.reserve(harness.context, other.id,
+                        locking.API_HOLDER_PREFIX + 'elsewhere:1')
+        locking.reserve(harness.context, theirs.id, 'another-conductor')
+        harness.start_conductor()
+        assert [_fresh(harness, n).reservation
+                for n in (left, other, theirs, free)] == \
+            [None, None, 'another-conductor', None]
     finally:
         harness.stop()
