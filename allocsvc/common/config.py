@@ -174,6 +174,21 @@ conductor_opts = [
              'defaults: 0.0625, 0.25 and 1 second), as the locks of '
              'available nodes are usually held for milliseconds. A '
              'backfill waits this long between all its attempts.'),
+    cfg.IntOpt(
+        'request_node_locked_retry_attempts', default=5, min=0,
+        help='How many more times a conductor tries to lock a node for a '
+             'change the bare-metal API asked for (PATCH or DELETE of a '
+             'node, its states, maintenance and traits, DELETE of an '
+             'allocation) while another operation holds the lock, before '
+             'the request is answered with 409 NodeLocked. A client waits '
+             'for these attempts: keep attempts times interval a small '
+             'part of [DEFAULT] rpc_response_timeout. The allocation '
+             'algorithm has its own, node_locked_retry_attempts.'),
+    cfg.FloatOpt(
+        'request_node_locked_retry_interval', default=0.2, min=0,
+        help='Seconds between those attempts '
+             '(request_node_locked_retry_attempts). The locks of other '
+             'operations are usually held for milliseconds.'),
     cfg.FloatOpt(
         'heartbeat_interval', default=10.0, min=0.1,
         help='Seconds between two heartbeats of a conductor (written to '
@@ -199,14 +214,22 @@ conductor_opts = [
              'conductor whose periodic check finds it, and run again. '
              'Running one twice is harmless: only the conductor that owns '
              'an allocation can bind it to a node.'),
-    cfg.FloatOpt(
-        'api_lock_timeout', default=300.0, min=0,
-        help='A node lock that an API process holds (reservation '
-             '"api@<host>:<pid>") and that the periodic check '
-             '(check_allocations_interval) finds held by that same process '
-             'for this many seconds was left behind by a process that died '
-             'during a request: the check releases it. The API holds a '
-             'node\'s lock for one request only.'),
+    cfg.StrOpt(
+        'rpc_version_cap', default=None,
+        choices=[('1.0', 'Allocations are created and backfilled through '
+                         'the conductors; the bare-metal API\'s other '
+                         'writes are refused (503).'),
+                 ('1.1', 'Every bare-metal write goes through a '
+                         'conductor.')],
+        help='The newest conductor RPC API version the API may send to '
+             'the conductors; unset, the newest it knows. Upgrade the '
+             'conductors first, then the API processes: a conductor '
+             'answers every older version. Set it to the version of the '
+             'previous release on an API process that must run while some '
+             'conductors are not upgraded yet, and remove it once they all '
+             'are: meanwhile that process answers a request that needs a '
+             'newer version with 503 instead of sending it to a conductor '
+             'that cannot serve it.'),
     cfg.StrOpt(
         'coordination_backend_url', default='', secret=True,
         help='A tooz coordination backend (for example '

@@ -195,6 +195,17 @@ class NoConductorAvailable(ServiceUnavailable):
                          % reason)
 
 
+class ConductorTooOld(ServiceUnavailable):
+    """The conductor RPC API version an operation needs is above the
+    client's cap (``[conductor] rpc_version_cap``): the conductors are
+    not all upgraded yet."""
+
+    def __init__(self, operation, version):
+        super().__init__(
+            'The conductors do not support %s yet (it needs conductor RPC '
+            'API %s); finish upgrading them.' % (operation, version))
+
+
 class NoFreeConductorWorker(ServiceUnavailable):
     def __init__(self):
         super().__init__('Requested action cannot be performed due to lack '

@@ -72,11 +72,12 @@ class Serializer(messaging.Serializer):
         return ctx.RequestContext.from_dict(context)
 
 
-def get_client(transport, version):
-    """An RPC client of the conductors' topic."""
+def get_client(transport, version, version_cap=None):
+    """An RPC client of the conductors' topic that sends no message
+    above ``version_cap`` (None: no cap)."""
     return messaging.get_rpc_client(
         transport, messaging.Target(topic=TOPIC, version=version),
-        serializer=Serializer())
+        version_cap=version_cap, serializer=Serializer())
 
 
 def get_server(transport, host, endpoints):

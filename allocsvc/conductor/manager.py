@@ -1,8 +1,14 @@
 """The conductor's RPC endpoint and its worker pool.
 
-``ConductorManager`` answers the two RPC methods of
+``ConductorManager`` answers the RPC methods of
 ``allocsvc.conductor.rpcapi`` (only methods marked ``@messaging.expose``
 are reachable over RPC) and runs allocations in a futurist thread pool.
+
+Every write of the bare-metal API comes here (1.1): the conductor
+changes nodes under their locks, taken under its own host name with the
+patience of ``[conductor] request_node_locked_retry_*``, by the rules of
+``allocsvc.db.baremetal.provisioning``, and answers with the result or
+with the allocsvc exception the rules raised.
 
 Work is never lost to a full pool: the API writes the allocation
 (``allocating``, owned by this conductor) before it casts, so an
@@ -28,20 +34,29 @@ import oslo_messaging as messaging
 
 from allocsvc import objects
 from allocsvc.common import context as ctx
+from allocsvc.common import exception
 from allocsvc.common import rpc
 from allocsvc.conductor import allocations
 from allocsvc.conductor import backends
 from allocsvc.db.baremetal import allocations as db_allocations
+from allocsvc.db.baremetal import provisioning
 
 LOG = logging.getLogger(__name__)
 
 # Version 1.0: create_allocation (cast), backfill_allocation (call)
-RPC_API_VERSION = '1.0'
+# Version 1.1: destroy_allocation, update_allocation, create_node,
+#              update_node, destroy_node, set_maintenance,
+#              change_node_power_state, do_provisioning_action,
+#              set_node_traits, add_node_trait, remove_node_traits (calls)
+RPC_API_VERSION = '1.1'
+
+# What PATCH /v1/allocations/{ident} may change.
+ALLOCATION_CHANGES = frozenset(('name', 'extra'))
 
 
 def _worker_context(context=None):
-    """A context of the conductor's own for work that outlives the
-    request, keeping the request's id for the logs."""
+    """A context of the conductor's own for its work (the API checked
+    the caller's rights), keeping the request's id for the logs."""
     request_id = None
     if context is not None:
         request_id = context.global_request_id or context.request_id
@@ -104,6 +119,110 @@ class ConductorManager:
             _worker_context(context), values, node_id, self.host,
             self.conductor_id, options.node_locked_retry_attempts,
             options.node_locked_retry_interval, backend=self.backend)
+
+    # -- the bare-metal API's writes (1.1) -----------------------------------
+
+    def _locker(self):
+        """This conductor as the holder of node locks for API requests,
+        with their patience (read now: configuration may be reloaded)."""
+        options = self.conf.conductor
+        return provisioning.Locker(
+            self.host, retries=options.request_node_locked_retry_attempts,
+            interval=options.request_node_locked_retry_interval)
+
+    @messaging.expose
+    @rpc.translate_errors
+    def destroy_allocation(self, context, allocation):
+        """Delete ``allocation`` (an ``objects.Allocation`` as the API
+        read it) and free its node; see
+        ``provisioning.destroy_allocation``."""
+        provisioning.destroy_allocation(_worker_context(context), allocation,
+                                        self._locker())
+
+    @messaging.expose
+    @rpc.translate_errors
+    def update_allocation(self, context, allocation_id, changes):
+        """Write ``changes`` (``name``, ``extra``) to the allocation;
+        return it."""
+        refused = set(changes) - ALLOCATION_CHANGES
+        if refused:
+            raise exception.InvalidParameterValue(
+                'Cannot update %s of an allocation.'
+                % ', '.join(sorted(refused)))
+        context = _worker_context(context)
+        return objects.Allocation.from_record(
+            context, db_allocations.update_allocation(
+                context, allocation_id, changes))
+
+    @messaging.expose
+    @rpc.translate_errors
+    def create_node(self, context, values, legacy=False):
+        """Insert a node from ``values`` (columns, and ``traits``);
+        ``legacy``: for a client older than API 1.11. Returns it."""
+        context = _worker_context(context)
+        return objects.Node.from_record(
+            context, provisioning.create_node(context, values, legacy))
+
+    @messaging.expose
+    @rpc.translate_errors
+    def update_node(self, context, node, changes, expected=None):
+        """Write ``changes`` to ``node`` (computed from the column values
+        ``expected``); return it. See ``provisioning.update_node``."""
+        context = _worker_context(context)
+        return objects.Node.from_record(context, provisioning.update_node(
+            context, node.id, changes, self._locker(), expected=expected))
+
+    @messaging.expose
+    @rpc.translate_errors
+    def destroy_node(self, context, node):
+        provisioning.destroy_node(_worker_context(context), node.id,
+                                  self._locker())
+
+    @messaging.expose
+    @rpc.translate_errors
+    def set_maintenance(self, context, node, maintenance, reason=None):
+        context = _worker_context(context)
+        return objects.Node.from_record(context, provisioning.set_maintenance(
+            context, node.id, maintenance, reason, self._locker()))
+
+    @messaging.expose
+    @rpc.translate_errors
+    def change_node_power_state(self, context, node, target):
+        context = _worker_context(context)
+        return objects.Node.from_record(context, provisioning.set_power_state(
+            context, node.id, target, self._locker()))
+
+    @messaging.expose
+    @rpc.translate_errors
+    def do_provisioning_action(self, context, node, verb, configdrive=None):
+        context = _worker_context(context)
+        return objects.Node.from_record(context, provisioning.provision(
+            context, node.id, verb, self._locker(), configdrive=configdrive))
+
+    @messaging.expose
+    @rpc.translate_errors
+    def set_node_traits(self, context, node, traits):
+        """Replace the node's traits; return them, sorted."""
+        return provisioning.set_traits(_worker_context(context), node.id,
+                                       traits, self._locker())
+
+    @messaging.expose
+    @rpc.translate_errors
+    def add_node_trait(self, context, node, trait):
+        provisioning.add_trait(_worker_context(context), node.id, trait,
+                               self._locker())
+
+    @messaging.expose
+    @rpc.translate_errors
+    def remove_node_traits(self, context, node, trait=None):
+        """Remove ``trait`` from the node (NodeTraitNotFound if it lacks
+        it), or every trait if ``trait`` is None."""
+        context = _worker_context(context)
+        if trait is None:
+            provisioning.remove_all_traits(context, node.id, self._locker())
+        else:
+            provisioning.remove_trait(context, node.id, trait,
+                                      self._locker())
 
     # -- the pool ------------------------------------------------------------
 

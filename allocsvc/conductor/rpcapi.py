@@ -1,13 +1,23 @@
 """The client side of the conductor RPC API, used by the API service.
 
-The API writes what it asks for first (an allocation row, state
-``allocating``, owned by the conductor ``pick_conductor`` chose) and
-then hands it over with a cast, so a lost message loses no work: the
-owner's periodic check finds the row. Errors of a call come back as the
-allocsvc exceptions the conductor raised (see ``allocsvc.common.rpc``).
+To create an allocation, the API writes what it asks for first (an
+allocation row, state ``allocating``, owned by the conductor
+``pick_conductor`` chose) and then hands it over with a cast, so a lost
+message loses no work: the owner's periodic check finds the row.
 
-``ConductorAPI.RPC_API_VERSION`` is the newest version the client
-speaks; it moves with ``manager.RPC_API_VERSION``.
+Every other write is a call that returns its result. A node's goes to
+the conductor that owns the node (``nodes.conductor_affinity``), and an
+allocation's deletion to the allocation's conductor, while that
+conductor is alive; otherwise, and for the other writes, to any live
+conductor. Errors of a call come back as the allocsvc exceptions the
+conductor raised (see ``allocsvc.common.rpc``); a conductor that does
+not answer in time is NoConductorAvailable (503).
+
+Versions: ``ConductorAPI.RPC_API_VERSION`` is the newest version the
+client speaks; it moves with ``manager.RPC_API_VERSION``. Each method
+sends the version it appeared in, so conductors of an older release
+answer what they know; ``[conductor] rpc_version_cap`` keeps the client
+from sending newer ones (ConductorTooOld, 503) while they run.
 """
 
 import random
@@ -36,21 +46,28 @@ class ConductorAPI:
     ``conf``)."""
 
     # 1.0: create_allocation (cast), backfill_allocation (call)
-    RPC_API_VERSION = '1.0'
+    # 1.1: destroy_allocation, update_allocation, create_node,
+    #      update_node, destroy_node, set_maintenance,
+    #      change_node_power_state, do_provisioning_action,
+    #      set_node_traits, add_node_trait, remove_node_traits (calls)
+    RPC_API_VERSION = '1.1'
 
     def __init__(self, conf, transport=None):
         objects.register_all()
         self.conf = conf
         self.transport = transport or rpc.get_transport(conf)
-        self.client = rpc.get_client(self.transport, self.RPC_API_VERSION)
+        self.client = rpc.get_client(
+            self.transport, self.RPC_API_VERSION,
+            version_cap=conf.conductor.rpc_version_cap)
         # (time.monotonic() when read, [live conductors]), see
         # ``pick_conductor``.
         self._alive = None
 
-    def pick_conductor(self, context):
+    def pick_conductor(self, context, prefer=None):
         """A conductor that is alive (heartbeat within ``[conductor]
-        heartbeat_timeout``), chosen at random; NoConductorAvailable (503)
-        if there is none.
+        heartbeat_timeout``): the one whose id is ``prefer`` if it is,
+        else one chosen at random; NoConductorAvailable (503) if there is
+        none.
 
         The list of live conductors is read at most once every
         ALIVE_CACHE_S seconds (and again at once while it is empty): it
@@ -68,6 +85,10 @@ class ConductorAPI:
             self._alive = (now, alive) if alive else None
         if not alive:
             raise exception.NoConductorAvailable()
+        if prefer is not None:
+            for conductor in alive:
+                if conductor.id == prefer:
+                    return conductor
         return random.choice(alive)
 
     def create_allocation(self, context, allocation, hostname):
@@ -75,7 +96,8 @@ class ConductorAPI:
         ``hostname``. Returns None, also when the message could not be
         sent: the allocation is in the database, owned by that conductor,
         whose periodic check or whose successor will run it."""
-        cctxt = self.client.prepare(server=hostname, retry=CAST_RETRY)
+        cctxt = self.client.prepare(server=hostname, version='1.0',
+                                    retry=CAST_RETRY)
         try:
             cctxt.cast(context, 'create_allocation', allocation=allocation)
         except messaging.MessagingException as exc:
@@ -90,10 +112,134 @@ class ConductorAPI:
         ``objects.Allocation``. Raises what the conductor raised (400 for
         a mismatch, 409 for a clash; no row is left behind), or
         NoConductorAvailable (503) if it does not answer in time."""
-        cctxt = self.client.prepare(server=hostname)
+        return self._call(context, hostname, '1.0', 'backfill_allocation',
+                          values=values, node_id=node_id)
+
+    # -- the bare-metal API's writes (1.1) -----------------------------------
+
+    def _call(self, context, hostname, version, method, **kwargs):
+        """Call ``method`` (of RPC API ``version``) on conductor
+        ``hostname``; NoConductorAvailable if it does not answer in
+        time."""
+        cctxt = self.client.prepare(server=hostname, version=version)
         try:
-            return cctxt.call(context, 'backfill_allocation', values=values,
-                              node_id=node_id)
+            return cctxt.call(context, method, **kwargs)
         except messaging.MessagingTimeout:
             raise exception.NoConductorAvailable(
                 'conductor %s did not answer in time' % hostname)
+
+    def _check_version(self, method, version='1.1'):
+        if not self.client.can_send_version(version):
+            raise exception.ConductorTooOld(method, version)
+
+    def _call_for_node(self, context, node, method, **kwargs):
+        """Call ``method`` (1.1) about ``node`` (an ``objects.Node``) on
+        the conductor that owns the node if it is alive, else on any live
+        one."""
+        self._check_version(method)
+        conductor = self.pick_conductor(context,
+                                        prefer=node.conductor_affinity)
+        return self._call(context, conductor.hostname, '1.1', method,
+                          node=node, **kwargs)
+
+    def _call_any(self, context, method, **kwargs):
+        """Call ``method`` (1.1) on any live conductor."""
+        self._check_version(method)
+        conductor = self.pick_conductor(context)
+        return self._call(context, conductor.hostname, '1.1', method,
+                          **kwargs)
+
+    @rpc.rebuild_errors
+    def destroy_allocation(self, context, allocation):
+        """Delete ``allocation`` (an ``objects.Allocation``) and free its
+        node, on the allocation's conductor if it is alive, else on any
+        live one. Ironic's rules: a node out of maintenance keeps its
+        allocation while active or busy (Conflict, 409); NodeLocked (409)
+        if another holder keeps the node's lock; AllocationNotFound (404)
+        if it is gone."""
+        self._check_version('destroy_allocation')
+        conductor = self.pick_conductor(
+            context, prefer=allocation.conductor_affinity)
+        self._call(context, conductor.hostname, '1.1', 'destroy_allocation',
+                   allocation=allocation)
+
+    @rpc.rebuild_errors
+    def update_allocation(self, context, allocation_id, changes):
+        """Write ``changes`` (``name``, ``extra``) to allocation
+        ``allocation_id``; return the ``objects.Allocation``.
+        AllocationDuplicateName (409), AllocationNotFound (404)."""
+        return self._call_any(context, 'update_allocation',
+                              allocation_id=allocation_id, changes=changes)
+
+    @rpc.rebuild_errors
+    def create_node(self, context, values, legacy=False):
+        """Insert a node from ``values`` (column values, and ``traits``)
+        in its initial state -- ``available`` for a client older than
+        API 1.11 (``legacy``) -- and return the ``objects.Node``.
+        NoValidHost (400) for a driver nodes may not use; the unique
+        clashes (409)."""
+        return self._call_any(context, 'create_node', values=values,
+                              legacy=legacy)
+
+    @rpc.rebuild_errors
+    def update_node(self, context, node, changes, expected=None):
+        """Write ``changes`` (column values) to ``node`` (an
+        ``objects.Node`` as the caller read it) under its lock; return
+        the ``objects.Node``. ``expected``: the column values the changes
+        were computed from (NodeChanged, 409, if another writer changed
+        one). The rules of ``provisioning.update_node`` (InvalidState,
+        NodeAssociated, NoValidHost, NodeLocked...)."""
+        return self._call_for_node(context, node, 'update_node',
+                                   changes=changes, expected=expected)
+
+    @rpc.rebuild_errors
+    def destroy_node(self, context, node):
+        """Delete ``node`` with its traits and allocation. Out of
+        maintenance: NodeAssociated (409) with an instance, InvalidState
+        (409) outside enroll and manageable."""
+        self._call_for_node(context, node, 'destroy_node')
+
+    @rpc.rebuild_errors
+    def set_maintenance(self, context, node, maintenance, reason=None):
+        """Put ``node`` into maintenance with ``reason`` (True) or take it
+        out (False); return the ``objects.Node``."""
+        return self._call_for_node(context, node, 'set_maintenance',
+                                   maintenance=maintenance, reason=reason)
+
+    @rpc.rebuild_errors
+    def change_node_power_state(self, context, node, target):
+        """Apply the power ``target``; return the ``objects.Node`` in the
+        power state it leaves. InvalidStateRequested (400) for an unknown
+        target or while the node is being cleaned."""
+        return self._call_for_node(context, node, 'change_node_power_state',
+                                   target=target)
+
+    @rpc.rebuild_errors
+    def do_provisioning_action(self, context, node, verb, configdrive=None):
+        """Apply the provisioning ``verb`` (``active`` stores
+        ``configdrive``); return the ``objects.Node`` in the stable state
+        it leads to. InvalidStateRequested (400) if the node's state does
+        not allow it, NodeInMaintenance (400) to deploy a node in
+        maintenance."""
+        return self._call_for_node(context, node, 'do_provisioning_action',
+                                   verb=verb, configdrive=configdrive)
+
+    @rpc.rebuild_errors
+    def set_node_traits(self, context, node, traits):
+        """Replace the node's traits; return them (sorted).
+        TooManyTraits (400)."""
+        return self._call_for_node(context, node, 'set_node_traits',
+                                   traits=traits)
+
+    @rpc.rebuild_errors
+    def add_node_trait(self, context, node, trait):
+        """Give the node ``trait`` (nothing if it has it). TooManyTraits
+        (400)."""
+        self._call_for_node(context, node, 'add_node_trait', trait=trait)
+
+    @rpc.rebuild_errors
+    def remove_node_traits(self, context, node, trait=None):
+        """Remove ``trait`` from the node (NodeTraitNotFound, 404, if it
+        lacks it), or all its traits if ``trait`` is None."""
+        self._call_for_node(context, node, 'remove_node_traits',
+                            trait=trait)

@@ -11,7 +11,9 @@ Start (in this order, each step for a reason):
    conductor that is not a member can be taken for dead;
 2. register the conductor row (online, fresh heartbeat; its id survives
    restarts, and allocations refer to it);
-3. release the node locks its previous life may have died holding;
+3. release the node locks its previous life may have died holding, and
+   those API processes of the previous release left behind (that API
+   took node locks itself; from this release on, only conductors do);
 4. resume its own ``allocating`` allocations;
 5. start the RPC server, then the periodic tasks.
 
@@ -31,8 +33,6 @@ pool (running allocations finish, queued ones stay ``allocating`` for
 the next owner), then unregister (so the others take over at once
 rather than after the heartbeat timeout) and leave the group.
 """
-
-import time
 
 from oslo_log import log as logging
 from oslo_service import service
@@ -67,9 +67,6 @@ class ConductorService(service.Service):
         self.manager = None
         self.rpcserver = None
         self._stopped = False
-        # (node id, API lock holder) -> time.monotonic() when the periodic
-        # check first saw that lock (``release_stale_api_locks``).
-        self._api_locks = {}
 
     @property
     def conductor_id(self):
@@ -85,6 +82,11 @@ class ConductorService(service.Service):
         if released:
             LOG.info('Conductor %s released %d stale node locks',
                      self.host, released)
+        released = locking.release_api_locks(context)
+        if released:
+            LOG.warning('Conductor %s released %d node locks left by API '
+                        'processes of the previous release', self.host,
+                        released)
         self.manager = manager.ConductorManager(self.conf, self.host,
                                                 self.conductor.id)
         self.manager.resume(context)
@@ -135,13 +137,11 @@ class ConductorService(service.Service):
         return by_database, by_membership
 
     def check_allocations(self):
-        """Release dead conductors' locks and the API's stale ones
-        (``api_lock_timeout``), take over dead conductors' allocations
-        and the stuck ones, start own allocations left waiting. Returns
-        the ids of the allocations taken over."""
+        """Release dead conductors' locks, take over dead conductors'
+        allocations and the stuck ones, start own allocations left
+        waiting. Returns the ids of the allocations taken over."""
         options = self.conf.conductor
         context = ctx.get_admin_context()
-        self.release_stale_api_locks(context)
         by_database, by_membership = self.dead_conductors(context)
         for conductor in by_database + by_membership:
             released = locking.release_all(context, conductor.hostname)
@@ -164,38 +164,6 @@ class ConductorService(service.Service):
         won = self.manager.take_over(context, unique)
         self.manager.resume(context)
         return won
-
-    def release_stale_api_locks(self, context, now=None):
-        """Release the node locks that API processes have held for
-        ``api_lock_timeout``; return how many.
-
-        Nothing in a lock says when it was taken, so the check remembers
-        which API locks it saw, and when it first did (``now``,
-        ``time.monotonic()`` by default): a lock still held by the same
-        process (the holder names it) that long after was left by a
-        process that died in the middle of a request -- a request holds
-        one for milliseconds. Were that process alive after all, holding
-        the lock again by chance at both checks, it would lose only its
-        own write, which is conditional on the lock."""
-        now = time.monotonic() if now is None else now
-        timeout = self.conf.conductor.api_lock_timeout
-        seen = {}
-        released = 0
-        for held in locking.api_locks(context).items():
-            since = self._api_locks.get(held, now)
-            if now - since < timeout:
-                seen[held] = since
-                continue
-            node_id, holder = held
-            try:
-                locking.release(context, node_id, holder)
-            except (exception.NodeNotLocked, exception.NodeNotFound):
-                continue  # given back, or gone, meanwhile
-            released += 1
-            LOG.warning('Released the lock of node %s that %s has held for '
-                        '%.0f seconds or more', node_id, holder, now - since)
-        self._api_locks = seen
-        return released
 
     # -- stop ----------------------------------------------------------------
 

@@ -22,6 +22,9 @@ class Allocation(base.AllocsvcObject):
 
     _derived = ('node_uuid',)
 
+    # The fields a list may be ordered by.
+    SORTABLE = db_allocations.SORTABLE
+
     fields = dict(base.TimestampedObject.fields, **{
         'id': fields.IntegerField(),
         'uuid': fields.UUIDField(),
@@ -49,23 +52,23 @@ class Allocation(base.AllocsvcObject):
 
     @classmethod
     def get_by_id(cls, context, allocation_id):
-        return cls._from_record(
+        return cls.from_record(
             context, db_allocations.get_by_id(context, allocation_id))
 
     @classmethod
     def get_by_uuid(cls, context, uuid):
-        return cls._from_record(
+        return cls.from_record(
             context, db_allocations.get_by_uuid(context, uuid))
 
     @classmethod
     def get_by_name(cls, context, name):
-        return cls._from_record(
+        return cls.from_record(
             context, db_allocations.get_by_name(context, name))
 
     @classmethod
     def list(cls, context, filters=None, limit=None, marker=None,
              sort_key='id', sort_dir='asc'):
-        return cls._from_records(context, db_allocations.list_allocations(
+        return cls.from_records(context, db_allocations.list_allocations(
             context, filters, limit, marker, sort_key, sort_dir))
 
     @classmethod
@@ -74,7 +77,7 @@ class Allocation(base.AllocsvcObject):
         """Insert an allocation from ``values`` and bind it to the
         (deployed) node ``node_id`` in one transaction; see
         ``allocsvc.db.baremetal.allocations.backfill``."""
-        return cls._from_record(context, db_allocations.backfill(
+        return cls.from_record(context, db_allocations.backfill(
             context, values, node_id, conductor_id, locked_by=locked_by,
             claim=claim))
 

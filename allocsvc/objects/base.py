@@ -37,13 +37,15 @@ class AllocsvcObject(ovo_base.VersionedObject):
         return self
 
     @classmethod
-    def _from_record(cls, context, record):
+    def from_record(cls, context, record):
+        """The object of a record of ``allocsvc.db.baremetal`` (what its
+        functions return), with no pending changes."""
         obj = cls(context)
         return obj._absorb(record)
 
     @classmethod
-    def _from_records(cls, context, records):
-        return [cls._from_record(context, record) for record in records]
+    def from_records(cls, context, records):
+        return [cls.from_record(context, record) for record in records]
 
     def _changed_columns(self):
         return {name: getattr(self, name)

@@ -23,22 +23,22 @@ class Conductor(base.AllocsvcObject):
 
     @classmethod
     def register(cls, context, hostname, drivers=None, conductor_group=''):
-        return cls._from_record(context, db_conductors.register(
+        return cls.from_record(context, db_conductors.register(
             context, hostname, drivers, conductor_group))
 
     @classmethod
     def get(cls, context, hostname, heartbeat_timeout=None):
-        return cls._from_record(context, db_conductors.get(
+        return cls.from_record(context, db_conductors.get(
             context, hostname, heartbeat_timeout))
 
     @classmethod
     def get_by_id(cls, context, conductor_id, heartbeat_timeout=None):
-        return cls._from_record(context, db_conductors.get_by_id(
+        return cls.from_record(context, db_conductors.get_by_id(
             context, conductor_id, heartbeat_timeout))
 
     @classmethod
     def list(cls, context, heartbeat_timeout):
-        return cls._from_records(context, db_conductors.list_conductors(
+        return cls.from_records(context, db_conductors.list_conductors(
             context, heartbeat_timeout))
 
     def heartbeat(self, context=None):

@@ -1,6 +1,7 @@
 """The Node object: a node as it crosses RPC."""
 
 from oslo_utils import uuidutils
+from oslo_utils import versionutils
 from oslo_versionedobjects import fields
 
 from allocsvc.db.baremetal import nodes as db_nodes
@@ -11,9 +12,13 @@ from allocsvc.objects import fields as object_fields
 @base.AllocsvcObjectRegistry.register
 class Node(base.AllocsvcObject):
     # Version 1.0: Initial version
-    VERSION = '1.0'
+    # Version 1.1: conductor (host name of the node's conductor)
+    VERSION = '1.1'
 
-    _derived = ('allocation_uuid', 'traits')
+    _derived = ('allocation_uuid', 'conductor', 'traits')
+
+    # The fields a list may be ordered by.
+    SORTABLE = db_nodes.SORTABLE
 
     fields = dict(base.TimestampedObject.fields, **{
         'id': fields.IntegerField(),
@@ -34,6 +39,7 @@ class Node(base.AllocsvcObject):
         'allocation_uuid': fields.UUIDField(nullable=True),
         'reservation': fields.StringField(nullable=True),
         'conductor_affinity': fields.IntegerField(nullable=True),
+        'conductor': fields.StringField(nullable=True),
         'conductor_group': fields.StringField(),
         'owner': fields.StringField(nullable=True),
         'lessee': fields.StringField(nullable=True),
@@ -46,6 +52,11 @@ class Node(base.AllocsvcObject):
         'traits': fields.ListOfStringsField(),
     })
 
+    def obj_make_compatible(self, primitive, target_version):
+        super().obj_make_compatible(primitive, target_version)
+        if versionutils.convert_version_to_tuple(target_version) < (1, 1):
+            primitive.pop('conductor', None)
+
     @classmethod
     def get(cls, context, ident):
         """By id (an int), UUID or name."""
@@ -57,31 +68,32 @@ class Node(base.AllocsvcObject):
 
     @classmethod
     def get_by_id(cls, context, node_id):
-        return cls._from_record(context, db_nodes.get_by_id(context, node_id))
+        return cls.from_record(context, db_nodes.get_by_id(context, node_id))
 
     @classmethod
     def get_by_uuid(cls, context, uuid):
-        return cls._from_record(context, db_nodes.get_by_uuid(context, uuid))
+        return cls.from_record(context, db_nodes.get_by_uuid(context, uuid))
 
     @classmethod
     def get_by_name(cls, context, name):
-        return cls._from_record(context, db_nodes.get_by_name(context, name))
+        return cls.from_record(context, db_nodes.get_by_name(context, name))
 
     @classmethod
     def get_by_instance_uuid(cls, context, instance_uuid):
-        return cls._from_record(
+        return cls.from_record(
             context, db_nodes.get_by_instance_uuid(context, instance_uuid))
 
     @classmethod
     def list(cls, context, filters=None, limit=None, marker=None,
              sort_key='id', sort_dir='asc'):
-        return cls._from_records(context, db_nodes.list_nodes(
+        return cls.from_records(context, db_nodes.list_nodes(
             context, filters, limit, marker, sort_key, sort_dir))
 
     def create(self, context=None):
         """Insert the fields set so far (and ``traits``, if set)."""
         values = self.obj_get_changes()
-        values.pop('allocation_uuid', None)
+        for name in ('allocation_uuid', 'conductor'):
+            values.pop(name, None)
         self._absorb(db_nodes.create_node(context or self._context, values))
 
     def save(self, context=None):

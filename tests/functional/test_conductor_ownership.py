@@ -8,9 +8,6 @@ Scenarios:
   periodic check starts it once a worker is free;
 * start-up: a conductor releases the node locks of its previous life
   and finishes the allocations it owned;
-* the periodic check releases a node lock it has seen held by the
-  same API process for api_lock_timeout (it died in the middle of a
-  request), not one it saw for less time or held by another process;
 * take-over: two live conductors race for the allocations of two dead
   ones (one unregistered, one silent past the heartbeat timeout):
   exactly one takes each, all end active on distinct nodes, and the
@@ -119,49 +116,6 @@ def test_start_resumes_own_and_releases_stale_locks(harness):
     wait_for(lambda: all(
         nodes.get_by_id(harness.context, node.id).reservation is None
         for node in made))
-
-
-def test_check_releases_api_locks_left_behind(harness):
-    svc = harness.start_conductor()
-    timeout = svc.conf.conductor.api_lock_timeout
-    left, busy, again = harness.nodes(3)
-    dead_api = locking.API_HOLDER_PREFIX + 'gone:4242'
-    live_api = locking.API_HOLDER_PREFIX + 'busy:4243'
-    locking.reserve(harness.context, left.id, dead_api)
-    locking.reserve(harness.context, again.id, live_api)
-    # First look: nothing is old enough.
-    assert svc.release_stale_api_locks(harness.context, now=1000.0) == 0
-    # A lock seen since then by another process, or given back and
-    # taken again by another, is a new one.
-    locking.reserve(harness.context, busy.id, live_api)
-    locking.release(harness.context, again.id, live_api)
-    locking.reserve(harness.context, again.id, dead_api + '0')
-    assert svc.release_stale_api_locks(
-        harness.context, now=1000.0 + timeout - 1) == 0
-    assert svc.release_stale_api_locks(
-        harness.context, now=1000.0 + timeout) == 1
-    assert nodes.get_by_id(harness.context, left.id).reservation is None
-    assert nodes.get_by_id(harness.context, busy.id).reservation == live_api
-    assert nodes.get_by_id(harness.context, again.id).reservation == \
-        dead_api + '0'
-    # The node the dead process held can be allocated again.
-    locking.release(harness.context, again.id, dead_api + '0')
-    locking.reserve(harness.context, again.id, live_api + '0')
-    allocation = harness.write_allocation(svc.conductor_id)
-    harness.rpcapi.create_allocation(harness.context, allocation, svc.host)
-    final = harness.final(allocation.id)
-    assert final.state == states.ACTIVE
-    assert final.node_id == left.id
-
-
-def test_periodic_check_releases_api_locks(harness):
-    conf = harness.make_conf(api_lock_timeout=0)
-    svc = harness.start_conductor(conf=conf)
-    node = harness.node('n')
-    locking.reserve(harness.context, node.id,
-                    locking.API_HOLDER_PREFIX + 'gone:4242')
-    assert svc.check_allocations() == []
-    assert nodes.get_by_id(harness.context, node.id).reservation is None
 
 
 def test_two_conductors_race_for_dead_ones(harness):

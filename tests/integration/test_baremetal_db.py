@@ -312,19 +312,20 @@ def test_lock_cas_and_context_manager(context):
         locking.reserve(context, node.id + 1000, 'host-a')
 
 
-def test_api_locks_are_told_apart(context):
-    mine, other, conductor, free = (make_node(context, name)
-                                    for name in ('a', 'b', 'c', 'd'))
-    holder = locking.api_holder()
-    assert holder.startswith(locking.API_HOLDER_PREFIX) and holder != \
-        locking.API_HOLDER_PREFIX + 'elsewhere:1'
-    locking.reserve(context, mine.id, holder)
-    locking.reserve(context, other.id,
-                    locking.API_HOLDER_PREFIX + 'elsewhere:1')
+def test_release_api_locks(context):
+    """The locks of API processes (of the previous release) go; those of
+    conductors, even one named like ``api...``, stay."""
+    one, two, conductor, named, free = (
+        make_node(context, name) for name in ('a', 'b', 'c', 'd', 'e'))
+    locking.reserve(context, one.id, locking.API_HOLDER_PREFIX + 'here:1')
+    locking.reserve(context, two.id, locking.API_HOLDER_PREFIX + 'there:2')
     locking.reserve(context, conductor.id, 'conductor-1')
-    assert locking.api_locks(context) == {
-        mine.id: holder,
-        other.id: locking.API_HOLDER_PREFIX + 'elsewhere:1'}
+    locking.reserve(context, named.id, 'api-conductor')
+    assert locking.release_api_locks(context) == 2
+    assert [nodes.get_by_id(context, n.id).reservation
+            for n in (one, two, conductor, named, free)] == \
+        [None, None, 'conductor-1', 'api-conductor', None]
+    assert locking.release_api_locks(context) == 0
 
 
 def test_lock_race_exactly_one_wins(context):

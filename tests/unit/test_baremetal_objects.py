@@ -1,9 +1,13 @@
 """The versioned objects crossing RPC (no database): registration,
-field coercion and a serializer round trip."""
+fingerprints (a change of fields needs a new version), field coercion,
+a serializer round trip, and a Node for a 1.0 reader."""
 
 from oslo_utils import uuidutils
+from oslo_versionedobjects import fixture
 
 from allocsvc import objects
+from allocsvc.db.baremetal import allocations as db_allocations
+from allocsvc.db.baremetal import nodes as db_nodes
 from allocsvc.objects import base
 from allocsvc.objects import fields
 
@@ -11,9 +15,44 @@ objects.register_all()
 
 
 def test_registry_exposes_classes():
-    assert objects.Node.VERSION == '1.0'
+    assert objects.Node.VERSION == '1.1'
     assert objects.Allocation.obj_name() == 'Allocation'
     assert objects.Conductor.fields['alive'] is not None
+
+
+# Fingerprints of the objects' fields and remotable methods. One that
+# changes needs a new VERSION of its object (with its comment, and
+# obj_make_compatible for the older readers), then its new hash here.
+EXPECTED_HASHES = {
+    'Allocation': '1.0-08d12172b29e94fcabe40820e874a4ae',
+    'Conductor': '1.0-85c05ac9883dfb72ec06174a3efa9f01',
+    'Node': '1.1-6e529d12c9fd1dfd09b76b0b558363d4',
+}
+
+
+def test_object_versions_match_their_fields():
+    checker = fixture.ObjectVersionChecker(
+        base.AllocsvcObjectRegistry.obj_classes())
+    expected, actual = checker.test_hashes(EXPECTED_HASHES)
+    assert expected == actual
+
+
+def test_node_for_a_1_0_reader_has_no_conductor():
+    node = objects.Node(None, id=1, uuid=uuidutils.generate_uuid(),
+                        conductor='c1', conductor_affinity=1)
+    assert node.obj_to_primitive()['allocsvc_object.data']['conductor'] \
+        == 'c1'
+    old = node.obj_to_primitive(target_version='1.0')
+    assert old['allocsvc_object.version'] == '1.0'
+    assert 'conductor' not in old['allocsvc_object.data']
+    assert old['allocsvc_object.data']['conductor_affinity'] == 1
+
+
+def test_sortable_fields_are_the_databases():
+    assert objects.Node.SORTABLE == db_nodes.SORTABLE
+    assert objects.Allocation.SORTABLE == db_allocations.SORTABLE
+    assert 'name' in objects.Node.SORTABLE
+    assert 'extra' not in objects.Allocation.SORTABLE
 
 
 def test_flexible_dict():

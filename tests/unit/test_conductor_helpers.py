@@ -279,7 +279,17 @@ def test_only_the_rpc_methods_are_exposed():
     exposed = {name for name in dir(manager.ConductorManager)
                if getattr(getattr(manager.ConductorManager, name),
                           'exposed', False)}
-    assert exposed == {'create_allocation', 'backfill_allocation'}
+    assert exposed == {
+        # 1.0
+        'create_allocation', 'backfill_allocation',
+        # 1.1
+        'destroy_allocation', 'update_allocation', 'create_node',
+        'update_node', 'destroy_node', 'set_maintenance',
+        'change_node_power_state', 'do_provisioning_action',
+        'set_node_traits', 'add_node_trait', 'remove_node_traits'}
+    # The client has a method of each name.
+    assert all(callable(getattr(rpcapi.ConductorAPI, name, None))
+               for name in exposed)
 
 
 def test_transport_configured():
@@ -296,6 +306,9 @@ def test_conductor_options_defaults():
     assert options.heartbeat_timeout == 60
     assert options.check_allocations_interval == 60
     assert options.node_locked_retry_attempts == 3
+    assert options.request_node_locked_retry_attempts == 5
+    assert options.request_node_locked_retry_interval == 0.2
+    assert options.rpc_version_cap is None
     assert options.coordination_backend_url == ''
     assert conf.control_exchange == 'allocsvc'
     assert conf.host

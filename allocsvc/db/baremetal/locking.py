@@ -1,17 +1,19 @@
 """Node locks: a compare-and-swap on ``nodes.reservation``.
 
 A conductor holds a node's exclusive lock while ``nodes.reservation`` is
-its hostname; an API process holds it as ``api@<host>:<pid>``
-(``api_holder``). Taking it is one UPDATE that only matches a free node;
-giving it back is one UPDATE that only matches the holder. No row lock
-is held between the two, so this works the same on Galera, PostgreSQL
-and SQLite.
+its hostname. Conductors are the only holders: the bare-metal API asks
+a conductor for every change of a node. Taking a lock is one UPDATE
+that only matches a free node; giving it back is one UPDATE that only
+matches the holder. No row lock is held between the two, so this works
+the same on Galera, PostgreSQL and SQLite.
 
 A holder that dies keeps its locks: a conductor releases its own when it
-starts (``release_all``), the others release a dead conductor's in their
-periodic check, and that check also releases the API locks it finds held
-for longer than any request takes (``api_locks``; see
-``allocsvc.conductor.service``).
+starts (``release_all``), and the others release a dead conductor's in
+their periodic check (see ``allocsvc.conductor.service``).
+
+The API processes of the previous release took node locks themselves,
+as ``api@<host>:<pid>`` (``API_HOLDER_PREFIX``); a conductor releases
+any such lock left behind when it starts (``release_api_locks``).
 """
 
 import contextlib
@@ -31,16 +33,15 @@ from allocsvc.db import models
 
 _NODE = models.nodes
 
-# What the API's lock holders start with (conductors use their host
-# names).
+# What the node locks of API processes start with: they took locks
+# until the conductors made every change of a node.
 API_HOLDER_PREFIX = 'api@'
 
 
 def api_holder():
     """The holder name of this API process's node locks: the host and
-    the process, so that every process's locks are its own (its writes
-    under a lock are conditional on that name) and a lock left by one
-    that died cannot be mistaken for a live one's."""
+    the process. Only for the API's own writes, which go through the
+    conductors instead as it moves to their RPC API; remove it then."""
     return '%s%s:%d' % (API_HOLDER_PREFIX, socket.gethostname(),
                         os.getpid())
 
@@ -152,15 +153,24 @@ def release_all(context, host):
     return result.rowcount
 
 
-_API_LOCKS = sa.select(_NODE.c.id, _NODE.c.reservation).where(
-    _NODE.c.reservation.startswith(API_HOLDER_PREFIX, autoescape=True))
+@db_api.retry_on_deadlock
+@db_api.writer
+def release_api_locks(context):
+    """Drop every node lock an API process holds (``API_HOLDER_PREFIX``);
+    return how many. For the upgrade from the release whose API took
+    locks itself: one that died in the middle of a request left its lock
+    behind, and nothing else releases it. A conductor does it once, when
+    it starts. An API process of that release still running loses at
+    most the request it is making, whose writes are conditional on
+    holding the lock.
 
-
-@db_api.reader
-def api_locks(context):
-    """``{node id: holder}`` of the node locks API processes hold now."""
-    return {row.id: row.reservation
-            for row in context.session.execute(_API_LOCKS)}
+    UPDATE nodes SET reservation = NULL WHERE reservation LIKE 'api@%'
+    """
+    result = context.session.execute(
+        _NODE.update().where(_NODE.c.reservation.startswith(
+            API_HOLDER_PREFIX, autoescape=True))
+        .values(reservation=None, updated_at=timeutils.utcnow()))
+    return result.rowcount
 
 
 @contextlib.contextmanager
@@ -195,9 +205,7 @@ def node_lock(context, node_id, host, retries=0, interval=1.0):
       lock across an RPC call or a wait on another node's lock.
     * A conductor that dies holding locks leaves them behind;
       ``release_all(context, host)`` at its next start, or the periodic
-      check of another conductor, clears them; an API process's are
-      released by the conductors' periodic check once it has seen them
-      held for ``[conductor] api_lock_timeout``.
+      check of another conductor, clears them.
     """
     attempt = 0
     while True:

@@ -1,18 +1,21 @@
 """The rules of changing a node through the bare-metal API.
 
-Creating, updating and deleting nodes, maintenance, traits, and the power
-and provision state changes, with Ironic's rules and messages. The only
+Creating, updating and deleting nodes, maintenance, traits, the power
+and provision state changes, and deleting an allocation (which frees
+its node), with Ironic's rules and messages. A conductor applies them
+on the API's behalf (``allocsvc.conductor.manager``). The only
 hardware type is ``fake-hardware``: it completes every step at once, so a
 state change is one transaction that walks the node machine of
 ``allocsvc.common.states`` from the current state to the next stable one
 (``states.node_settle``); no state string is made up here.
 
 Every change of an existing node holds the node's lock (``locking``) for
-its duration, like a conductor's task, so it never interleaves with a
-conductor allocating the node; the write itself is also conditional on
-the lock and on the state it was decided from. A node locked by someone
-else for longer than the ``Locker``'s patience is NodeLocked (409). The
-node a change returns is read once the lock is released.
+its duration, under the conductor's host name, so it never interleaves
+with an allocation binding the node; the write itself is also
+conditional on the lock and on the state it was decided from. A node
+locked by someone else for longer than the ``Locker``'s patience is
+NodeLocked (409). The node a change returns is read once the lock is
+released.
 """
 
 import sqlalchemy as sa
@@ -20,6 +23,7 @@ import sqlalchemy as sa
 from allocsvc.common import exception
 from allocsvc.common import states
 from allocsvc.db import api as db_api
+from allocsvc.db.baremetal import allocations as db_allocations
 from allocsvc.db.baremetal import locking
 from allocsvc.db.baremetal import nodes
 from allocsvc.db import models
@@ -54,9 +58,9 @@ _RESOURCE_CLASS_STATES = _INSTANCE_REMOVAL_STATES
 
 
 class Locker:
-    """Who takes node locks on behalf of the API (``host``, written into
-    ``nodes.reservation``), and how patiently: ``retries`` more attempts
-    ``interval`` seconds apart before NodeLocked."""
+    """Who takes node locks for a change (``host``, a conductor's name,
+    written into ``nodes.reservation``), and how patiently: ``retries``
+    more attempts ``interval`` seconds apart before NodeLocked."""
 
     def __init__(self, host, retries=5, interval=0.2):
         self.host = host
@@ -351,3 +355,49 @@ def remove_trait(context, node_id, trait, locker):
 def remove_all_traits(context, node_id, locker):
     with locker.hold(context, node_id):
         nodes.remove_all_traits(context, node_id)
+
+
+# -- allocations -------------------------------------------------------------
+
+def check_deletable(allocation, node):
+    """Ironic's rule: a node out of maintenance keeps its allocation while
+    it is active, or busy in a state where it may not be updated
+    (Conflict, 409)."""
+    if node.maintenance:
+        return
+    if node.target_provision_state and \
+            node.provision_state not in states.UPDATE_ALLOWED_STATES:
+        raise exception.Conflict(
+            'Cannot remove allocation %s for node %s, because the node is '
+            'in state %s where updates are not allowed (and maintenance '
+            'mode is off)' % (allocation.uuid, node.uuid,
+                              node.provision_state))
+    if node.provision_state == states.ACTIVE:
+        raise exception.Conflict(
+            'Cannot remove allocation %s for node %s, because the node is '
+            'active (and maintenance mode is off)'
+            % (allocation.uuid, node.uuid))
+
+
+def destroy_allocation(context, allocation, locker):
+    """Delete ``allocation`` (its ``id``, ``uuid`` and ``node_id`` as the
+    caller read it) and free its node, in one transaction, under the
+    node's lock (NodeLocked, 409, if another holder keeps it); see
+    ``check_deletable``. AllocationNotFound (404) if it is gone, also
+    when its node was deleted meanwhile (the allocation went with it).
+
+    Without a node (``allocating`` or ``error``), no lock is needed: if a
+    conductor binds it meanwhile, the deletion frees that node in the
+    same transaction, and a bind that comes after the deletion finds no
+    allocation and rolls back (``db.baremetal.allocations.bind``).
+    """
+    if allocation.node_id is None:
+        db_allocations.destroy_allocation(context, allocation.id)
+        return
+    try:
+        with locker.hold(context, allocation.node_id) as node:
+            if node.allocation_id == allocation.id:
+                check_deletable(allocation, node)
+            db_allocations.destroy_allocation(context, allocation.id)
+    except exception.NodeNotFound:
+        raise exception.AllocationNotFound(allocation.uuid)
