@@ -15,6 +15,7 @@ import pecan
 from pecan import rest
 import webob.exc
 
+from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
@@ -103,7 +104,7 @@ class ConductorsController(rest.RestController):
     def get_all(self, **kwargs):
         params = pecan.request.GET
         utils.check_arguments(params, LIST_PARAMS)
-        utils.authorize('baremetal:conductor:get')
+        access.authorize('baremetal:conductor:get')
         detail = utils.parse_bool('detail', params.get('detail'))
         fields = _return_fields(params.get('fields'), detail)
         limit = utils.parse_limit(params.get('limit'))
@@ -134,7 +135,7 @@ class ConductorsController(rest.RestController):
     def get_one(self, hostname, **kwargs):
         params = pecan.request.GET
         utils.check_arguments(params, ('fields',))
-        utils.authorize('baremetal:conductor:get')
+        access.authorize('baremetal:conductor:get')
         fields = utils.parse_fields(params.get('fields'), FIELDS)
         _check_hostname(hostname)
         conductor = db_conductors.get(utils.context(), hostname,

@@ -12,6 +12,7 @@ import pecan
 from pecan import routing
 import webob.exc
 
+from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import allocation as allocation_api
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import node_common
@@ -133,7 +134,7 @@ class NodesController:
 
     @base.expose()
     def get_all(self):
-        utils.authorize('baremetal:node:list')
+        project = access.node_list_project()
         params = node_common.query()
         utils.check_arguments(params, set(_FILTERS) | set(_PAGING) |
                               {'fields', 'detail'})
@@ -148,17 +149,19 @@ class NodesController:
                                    'in the same request.')
         if fields is None and not detail:
             fields = list(node_schema.LIST_FIELDS)
-        return self._collection('nodes', params, fields)
+        return self._collection('nodes', params, fields, project)
 
     @base.expose()
     def detail(self):
-        utils.authorize('baremetal:node:list')
+        project = access.node_list_project()
         params = node_common.query()
         utils.check_arguments(params, set(_FILTERS) | set(_PAGING))
-        return self._collection('nodes/detail', params, None)
+        return self._collection('nodes/detail', params, None, project)
 
-    def _collection(self, resource, params, fields):
+    def _collection(self, resource, params, fields, project=None):
         filters = self._filters(params)
+        if project is not None:
+            filters['project'] = project  # nodes it owns or leases
         sort_key = params.get('sort_key', 'id')
         sort_dir = params.get('sort_dir', 'asc')
         node_common.check_known_at_version([sort_key])
@@ -202,9 +205,9 @@ class NodesController:
 
     @base.expose(201)
     def post(self):
-        utils.authorize('baremetal:node:create')
         node_common.query_without_arguments()
         body = node_common.json_object()
+        owner = access.node_create_owner(body)
         values = node_schema.check_node(body)
         for key, value in body.items():
             if utils.allowed(node_schema.SINCE[key]):
@@ -219,6 +222,8 @@ class NodesController:
                                                  "invalid name '%s'")
         values = {key: value for key, value in values.items()
                   if value is not None}
+        if owner is not None:
+            values['owner'] = owner
         node = provisioning.create_node(
             utils.context(), values, legacy=not utils.allowed((1, 11)))
         node_common.set_location(node.uuid)
@@ -228,16 +233,15 @@ class NodesController:
 
     @base.expose()
     def get_one(self, ident):
-        utils.authorize('baremetal:node:get')
         params = node_common.query()
         utils.check_arguments(params, ('fields',))
         fields = node_common.parse_fields(params.get('fields'))
         node = node_common.get_node(ident, with_suffix=True)
+        access.authorize_node('baremetal:node:get', node, ident)
         return node_common.render(node, fields)
 
     @base.expose()
     def patch(self, ident):
-        utils.authorize('baremetal:node:update')
         node_common.query_without_arguments()
         patch = utils.json_body()
         utils.check_patch(patch)
@@ -254,6 +258,7 @@ class NodesController:
                     op['value'], "Node %s: Cannot change name to invalid "
                                  "name '%%s'" % ident)
         node = node_common.get_node(ident, with_suffix=True)
+        access.authorize_node_patch(patch, node, ident)
         current = {name: getattr(node, name)
                    for name in node_schema.PATCHABLE}
         patched = utils.apply_patch(current, patch)
@@ -270,8 +275,8 @@ class NodesController:
 
     @base.expose(204)
     def delete(self, ident):
-        utils.authorize('baremetal:node:delete')
         node_common.query_without_arguments()
         node = node_common.get_node(ident, with_suffix=True)
+        access.authorize_node_delete(node, ident)
         provisioning.destroy_node(utils.context(), node.id,
                                   node_common.locker())

@@ -9,6 +9,7 @@ change at once, so the 202 Ironic answers comes with the node already in
 its new state.
 """
 
+from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import node_schema
@@ -47,9 +48,9 @@ class NodeStatesController:
 
     @base.expose()
     def get(self, ident):
-        utils.authorize('baremetal:node:get')
         node_common.query_without_arguments()
         node = node_common.get_node(ident)
+        access.authorize_node('baremetal:node:get_states', node, ident)
         return {
             'last_error': node.last_error,
             'power_state': node.power_state,
@@ -63,12 +64,12 @@ class NodeStatesController:
 
     @base.expose(202)
     def power(self, ident):
-        utils.authorize('baremetal:node:set_power_state')
         body = node_common.json_object()
         utils.check_arguments(body, ('target', 'timeout'))
         target = _string(body, 'target', required=True)
         timeout = body.get('timeout')
         node = node_common.get_node(ident)
+        access.authorize_node('baremetal:node:set_power_state', node, ident)
         if (target in _SOFT_TARGETS or timeout is not None) and \
                 not utils.allowed((1, 27)):
             raise utils.NotAcceptable('Request not acceptable.')
@@ -87,13 +88,14 @@ class NodeStatesController:
 
     @base.expose(202)
     def provision(self, ident):
-        utils.authorize('baremetal:node:set_provision_state')
         body = node_common.json_object()
         utils.check_arguments(body, ('target', 'configdrive',
                                      'clean_steps', 'deploy_steps',
                                      'rescue_password'))
         target = _string(body, 'target', required=True)
         node = node_common.get_node(ident)
+        access.authorize_node('baremetal:node:set_provision_state', node,
+                              ident)
         since = _VERB_SINCE.get(target)
         if since is not None and not utils.allowed(since):
             raise utils.NotAcceptable('Request not acceptable.')
@@ -147,7 +149,6 @@ class NodeMaintenanceController:
 
     @base.expose(202)
     def put(self, ident):
-        utils.authorize('baremetal:node:set_maintenance')
         body = node_common.json_object(allow_empty=True)
         params = node_common.query()
         utils.check_arguments(body, ('reason',))
@@ -156,13 +157,14 @@ class NodeMaintenanceController:
         if reason is None:
             reason = params.get('reason')
         node = node_common.get_node(ident)
+        access.authorize_node('baremetal:node:set_maintenance', node, ident)
         provisioning.set_maintenance(utils.context(), node.id, True, reason,
                                      node_common.locker())
 
     @base.expose(202)
     def delete(self, ident):
-        utils.authorize('baremetal:node:set_maintenance')
         node_common.query_without_arguments()
         node = node_common.get_node(ident)
+        access.authorize_node('baremetal:node:clear_maintenance', node, ident)
         provisioning.set_maintenance(utils.context(), node.id, False, None,
                                      node_common.locker())
