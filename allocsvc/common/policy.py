@@ -1,14 +1,19 @@
-"""oslo.policy rules, with Placement's rule names and defaults.
+"""oslo.policy rules and the enforcer of both APIs.
 
-New defaults let administrators and the ``service`` role (the other
-services of a cloud) manage everything except the reshaper, which is the
-service role's alone; project readers may read their own usages. With
+Placement's rules are here, with Placement's names and defaults: new
+defaults let administrators and the ``service`` role (the other services
+of a cloud) manage everything except the reshaper, which is the service
+role's alone; project readers may read their own usages. With
 ``[oslo_policy] enforce_new_defaults = False`` the deprecated legacy rule
 (``role:admin``) is accepted as well, as in Placement.
+
+The bare-metal API's rules (Ironic's names and secure-RBAC defaults) are
+in ``allocsvc.common.baremetal_policy``; ``list_rules`` returns both.
 """
 
 from oslo_policy import policy
 
+from allocsvc.common import baremetal_policy
 from allocsvc.common import exception
 
 ADMIN_OR_SERVICE = 'rule:admin_or_service_api'
@@ -132,69 +137,9 @@ _placement_rules = [
 ]
 
 
-def _baremetal_rule(name, description, operations,
-                    check_str=ADMIN_OR_SERVICE):
-    return policy.DocumentedRuleDefault(
-        name=name, check_str=check_str, description=description,
-        operations=[{'path': '/v1' + path, 'method': method}
-                    for method, path in operations],
-        scope_types=['project'])
-
-
-_N1 = '/nodes/{node_ident}'
-_A1 = '/allocations/{allocation_ident}'
-
-# Ironic's rule names for the parts of its API allocsvc serves. With
-# ``[api] auth_strategy = noauth`` the bare-metal API checks none of them,
-# as Ironic does.
-_baremetal_rules = [
-    _baremetal_rule('baremetal:node:create', 'Create a node.',
-                    [('POST', '/nodes')]),
-    _baremetal_rule('baremetal:node:list', 'List nodes.',
-                    [('GET', '/nodes'), ('GET', '/nodes/detail')]),
-    _baremetal_rule('baremetal:node:get', 'Show a node.', [('GET', _N1)]),
-    _baremetal_rule('baremetal:node:update', 'Update a node.',
-                    [('PATCH', _N1)]),
-    _baremetal_rule('baremetal:node:delete', 'Delete a node.',
-                    [('DELETE', _N1)]),
-    _baremetal_rule('baremetal:node:set_maintenance',
-                    'Put a node into or out of maintenance.',
-                    [('PUT', _N1 + '/maintenance'),
-                     ('DELETE', _N1 + '/maintenance')]),
-    _baremetal_rule('baremetal:node:set_power_state',
-                    'Change the power state of a node.',
-                    [('PUT', _N1 + '/states/power')]),
-    _baremetal_rule('baremetal:node:set_provision_state',
-                    'Change the provision state of a node.',
-                    [('PUT', _N1 + '/states/provision')]),
-    _baremetal_rule('baremetal:node:traits:list', 'List the traits of a '
-                    'node.', [('GET', _N1 + '/traits')]),
-    _baremetal_rule('baremetal:node:traits:set', 'Add traits to a node.',
-                    [('PUT', _N1 + '/traits'),
-                     ('PUT', _N1 + '/traits/{trait}')]),
-    _baremetal_rule('baremetal:node:traits:delete', 'Remove traits from a '
-                    'node.', [('DELETE', _N1 + '/traits'),
-                              ('DELETE', _N1 + '/traits/{trait}')]),
-    _baremetal_rule('baremetal:allocation:create', 'Create an allocation.',
-                    [('POST', '/allocations')]),
-    _baremetal_rule('baremetal:allocation:list', 'List allocations.',
-                    [('GET', '/allocations')]),
-    _baremetal_rule('baremetal:allocation:list_all', 'List the allocations '
-                    'of every project.', [('GET', '/allocations')]),
-    _baremetal_rule('baremetal:allocation:get', 'Show an allocation.',
-                    [('GET', _A1), ('GET', _N1 + '/allocation')]),
-    _baremetal_rule('baremetal:allocation:update', 'Change the name or '
-                    'extra of an allocation.', [('PATCH', _A1)]),
-    _baremetal_rule('baremetal:allocation:delete', 'Delete an allocation.',
-                    [('DELETE', _A1), ('DELETE', _N1 + '/allocation')]),
-    _baremetal_rule('baremetal:conductor:get', 'List and show conductors.',
-                    [('GET', '/conductors'),
-                     ('GET', '/conductors/{hostname}')]),
-]
-
-
 def list_rules():
-    return _base_rules + _placement_rules + _baremetal_rules
+    return (_base_rules + _placement_rules +
+            baremetal_policy.list_rules())
 
 
 def get_enforcer(conf=None):

@@ -14,7 +14,8 @@ Scenarios:
 * GET list: every filter, alone and combined with ``node``; fields;
   paging whose ``next`` link keeps the filters; sort errors.
 * PATCH: name and extra only; name rules; 409; errors.
-* Policy: a project-scoped caller lists its own project's allocations.
+* Policy: a project-scoped caller lists its own project's allocations
+  (the whole policy is covered by test_v1_policy.py).
 
 Data is written over HTTP where the API can write it, and through the
 DB layer for what only a conductor writes (active / error states). The
@@ -24,7 +25,6 @@ conductor is a fake recording the calls (``FakeConductorAPI``).
 import json
 import threading
 
-from oslo_policy import policy as oslo_policy
 import pytest
 import webob
 
@@ -703,19 +703,14 @@ def test_patch_errors(env):
 
 @pytest.fixture
 def keystone_env(database, monkeypatch):
-    """A keystone deployment whose token check is left out (the identity
-    headers then reach the context as keystonemiddleware would set them),
-    with a policy letting project members list their own allocations."""
+    """A keystone deployment with the default policy, whose token check is
+    left out: the identity headers reach the context as keystonemiddleware
+    would set them. (tests/functional/test_v1_policy.py covers the rules
+    in full.)"""
     conf = conftest.make_conf(auth_strategy='keystone')
     monkeypatch.setattr(auth, 'KeystoneAuth', lambda app, conf: app)
-    enforcer = policy.get_enforcer(conf)
-    enforcer.load_rules()
-    enforcer.set_rules(oslo_policy.Rules.from_dict({
-        'baremetal:allocation:list': 'role:member',
-        'baremetal:allocation:create': 'role:admin',
-    }), overwrite=False, use_conf=False)
     env = Env(conf=conf)
-    env.app = api_app.baremetal_app(conf, enforcer, env.rpc)
+    env.app = api_app.baremetal_app(conf, policy.get_enforcer(conf), env.rpc)
     return env
 
 
@@ -724,31 +719,34 @@ def _as(project, *roles):
             'X-User-Id': 'u-' + project}
 
 
+SYSTEM_ADMIN = {'OpenStack-System-Scope': 'all', 'X-User-Id': 'admin',
+                'X-Roles': 'admin,member,reader'}
+
+
 def test_project_scoped_listing(keystone_env):
     env = keystone_env
-    admin = _as('admin-project', 'admin', 'member')
-    mine = env.create(owner='p1', headers=admin)
-    env.create(owner='p2', headers=admin)
-    env.create(headers=admin)
-    everything = env.call('GET', '/v1/allocations', headers=admin)
+    mine = env.create(owner='p1', headers=SYSTEM_ADMIN)
+    env.create(owner='p2', headers=SYSTEM_ADMIN)
+    env.create(headers=SYSTEM_ADMIN)
+    everything = env.call('GET', '/v1/allocations', headers=SYSTEM_ADMIN)
     assert len(_uuids(everything)) == 3
-    member = _as('p1', 'member')
-    assert _uuids(env.call('GET', '/v1/allocations',
-                           headers=member)) == [mine['uuid']]
-    assert _uuids(env.call('GET', '/v1/allocations?owner=p1',
-                           headers=member)) == [mine['uuid']]
-    resp = env.call('GET', '/v1/allocations?owner=p2', headers=member)
-    assert resp.status_int == 403
-    assert env.call('GET', '/v1/allocations',
-                    headers=_as('p1', 'reader')).status_int == 403
-    # Creating is for administrators here.
-    resp = env.post({'resource_class': 'rc'}, headers=member)
-    assert resp.status_int == 403
-    # Showing one needs baremetal:allocation:get (administrators), found
-    # or not.
-    for ident in (mine['uuid'], 'ghost'):
-        resp = env.call('GET', '/v1/allocations/' + ident, headers=member)
+    for member in (_as('p1', 'member', 'reader'), _as('p1', 'reader')):
+        assert _uuids(env.call('GET', '/v1/allocations',
+                               headers=member)) == [mine['uuid']]
+        assert _uuids(env.call('GET', '/v1/allocations?owner=p1',
+                               headers=member)) == [mine['uuid']]
+        resp = env.call('GET', '/v1/allocations?owner=p2', headers=member)
         assert resp.status_int == 403
+    # Without a role on the project, nothing is listed.
+    assert env.call('GET', '/v1/allocations',
+                    headers=_as('p1')).status_int == 403
+    # Another project's allocation, or none, is not found.
+    member = _as('p1', 'member', 'reader')
+    assert env.call('GET', '/v1/allocations/' + mine['uuid'],
+                    headers=member).status_int == 200
+    for ident in (everything.json['allocations'][1]['uuid'], 'ghost'):
+        resp = env.call('GET', '/v1/allocations/' + ident, headers=member)
+        assert resp.status_int == 404
 
 
 # -- hostile input ------------------------------------------------------------

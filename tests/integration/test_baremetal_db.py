@@ -112,6 +112,31 @@ def test_node_filters(context):
         names(bogus=1)
 
 
+def test_node_project_filter(context):
+    """``project`` (owner or lessee) is what a project scoped caller's
+    node list is limited to: it combines with the caller's own filters,
+    pages, never matches a node without owner and lessee, and lists a
+    node both owned and leased by the project once."""
+    make_node(context, 'owned', owner='p1')
+    make_node(context, 'leased', owner='p2', lessee='p1')
+    make_node(context, 'both', owner='p1', lessee='p1')
+    make_node(context, 'other', owner='p2', lessee='p3')
+    make_node(context, 'nobody')
+
+    def names(limit=None, marker=None, **filters):
+        return [n.name for n in nodes.list_nodes(context, filters, limit,
+                                                 marker)]
+
+    assert names(project='p1') == ['owned', 'leased', 'both']
+    assert names(project='p1', owner='p2') == ['leased']
+    assert names(project='p1', lessee='p1') == ['leased', 'both']
+    assert names(project='p3') == ['other']
+    assert names(project='nobody') == []
+    first = nodes.list_nodes(context, {'project': 'p1'}, limit=2)
+    assert [n.name for n in first] == ['owned', 'leased']
+    assert names(limit=2, marker=first[-1].uuid, project='p1') == ['both']
+
+
 def test_node_paging_with_null_sort_values(context):
     made = [make_node(context, name) for name in ('b', None, 'a', None, 'c')]
     for sort_dir in ('asc', 'desc'):

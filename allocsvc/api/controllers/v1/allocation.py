@@ -33,6 +33,7 @@ from pecan import rest
 import webob.exc
 from wsme import types as wtypes
 
+from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import allocation_schema as schema
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import types
@@ -92,7 +93,7 @@ def render(allocation):
     return document
 
 
-# -- look-ups and policy -----------------------------------------------------
+# -- look-ups -----------------------------------------------------------------
 
 def _with_suffix(fetch, ident):
     """``fetch(ident)``; up to 1.90, if that is not found and the ident
@@ -126,43 +127,12 @@ def _fetch_node(ident):
     return db_nodes.get(utils.context(), ident)
 
 
-def _target(owner):
-    """Policy target of one allocation: the caller's values plus the
-    allocation's owner, as Ironic's rules expect."""
-    target = dict(utils.context().to_policy_values())
-    target['allocation.owner'] = owner
-    return target
-
-
-def _authorized(action, fetch):
-    """The allocation ``fetch()`` returns, if the caller may ``action``
-    it. Not found is only admitted to callers the rule allows at all."""
-    try:
-        allocation = fetch()
-    except exception.NotFound:
-        utils.authorize(action)
-        raise
-    utils.authorize(action, _target(allocation.owner))
-    return allocation
-
-
-def _list_owner(owner):
-    """The owner to filter the list on: as asked when the caller may list
-    every project's allocations, else the caller's project (403 when
-    asking for another one), as Ironic's check_list_policy."""
-    if utils.conf().api.auth_strategy != 'keystone':
-        return owner
-    try:
-        utils.authorize('baremetal:allocation:list_all')
-        return owner
-    except exception.AllocsvcException as exc:
-        if exc.status != 403:
-            raise
-        project = utils.context().project_id
-        if not project or (owner and owner != project):
-            raise
-    utils.authorize('baremetal:allocation:list')
-    return project
+def _visible_node(ident):
+    """The node ``ident`` names, if the caller may see it (NodeNotFound
+    otherwise, as for a missing node)."""
+    node = _fetch_node(ident)
+    access.authorize_node('baremetal:node:get', node, ident)
+    return node
 
 
 def _filter_value(key, value):
@@ -225,21 +195,29 @@ def destroy(allocation):
 
 def _resolve_candidates(idents):
     """Node idents -> node UUIDs in the request's order; 400 naming those
-    that are not nodes (Ironic's "Nodes cannot be found: ...")."""
+    that are not nodes (Ironic's "Nodes cannot be found: ..."). Nodes
+    outside the caller's project, when it is limited to one
+    (``access.candidate_project``), are not found."""
     ctx = utils.context()
+    project = access.candidate_project()
     uuids = [i for i in idents if uuidutils.is_uuid_like(i)]
     found = {}
     if uuids:
-        for node in db_nodes.list_nodes(ctx, {'uuid_in': sorted(set(uuids))}):
+        filters = {'uuid_in': sorted(set(uuids))}
+        if project is not None:
+            filters['project'] = project
+        for node in db_nodes.list_nodes(ctx, filters):
             found[node.uuid] = node.uuid
     for ident in idents:
         if ident in found or uuidutils.is_uuid_like(ident) or \
                 not utils.is_valid_logical_name(ident):
             continue
         try:
-            found[ident] = db_nodes.get_by_name(ctx, ident).uuid
+            node = db_nodes.get_by_name(ctx, ident)
         except exception.NodeNotFound:
-            pass
+            continue
+        if project is None or project in (node.owner, node.lessee):
+            found[ident] = node.uuid
     missing = [i for i in dict.fromkeys(idents) if i not in found]
     if missing:
         raise utils.BadRequest('Nodes cannot be found: %s'
@@ -251,7 +229,7 @@ def _backfill_node(ident):
     """The node a backfill names; 400 when there is none (Ironic re-codes
     its NodeNotFound)."""
     try:
-        return _fetch_node(ident)
+        return _visible_node(ident)
     except exception.NodeNotFound as exc:
         raise utils.BadRequest(exc.message)
 
@@ -285,7 +263,7 @@ def create(body):
     ctx = utils.context()
     if body.get('owner') is not None and not utils.allowed(OWNER_VERSION):
         raise utils.NotAcceptable('Request not acceptable.')
-    utils.authorize('baremetal:allocation:create', _target(body.get('owner')))
+    owner = access.allocation_create_owner(body.get('owner'))
     schema.check_name(body.get('name'))
     node = _backfill_node(body['node']) if body.get('node') else None
     resource_class = body.get('resource_class')
@@ -304,7 +282,7 @@ def create(body):
               'traits': list(body.get('traits') or []),
               'candidate_nodes': candidates,
               'extra': dict(body.get('extra') or {}),
-              'owner': body.get('owner')}
+              'owner': owner}
     rpcapi = utils.rpcapi()
     if rpcapi is None:
         # An API process set up without a conductor client.
@@ -346,7 +324,7 @@ class AllocationsController(rest.RestController):
         if owner is not None and not utils.allowed(OWNER_VERSION):
             raise utils.NotAcceptable('Request not acceptable.')
         names = utils.parse_fields(fields, allowed_fields())
-        owner = _list_owner(owner)
+        owner = access.allocation_list_owner(owner)
         limit = utils.parse_limit(limit)
         utils.check_sort(sort_key, sort_dir, db_allocations.SORTABLE,
                          UNSORTABLE)
@@ -358,7 +336,7 @@ class AllocationsController(rest.RestController):
             filters['owner'] = _filter_value('owner', owner)
         if node is not None:
             try:
-                filters['node_id'] = _fetch_node(node).id
+                filters['node_id'] = _visible_node(node).id
             except exception.NodeNotFound as exc:
                 raise utils.BadRequest(exc.message)
         items = [render(a) for a in db_allocations.list_allocations(
@@ -394,8 +372,8 @@ class AllocationController(rest.RestController):
             raise webob.exc.HTTPNotFound()
 
     def _allocation(self, action):
-        return _authorized(action, lambda: _with_suffix(_fetch_allocation,
-                                                        self.ident))
+        return access.authorize_allocation(
+            action, _with_suffix(_fetch_allocation, self.ident), self.ident)
 
     @base.expose(types.Allocation, wtypes.text)
     def get(self, fields=None):
@@ -442,14 +420,15 @@ class NodeAllocationController(rest.RestController):
             raise webob.exc.HTTPMethodNotAllowed()
 
     def _allocation(self, action):
-        def fetch():
-            node = _with_suffix(_fetch_node, self.node_ident)
-            if node.allocation_uuid is None:
-                raise exception.NotFound('Allocation for node %s was not '
-                                         'found' % self.node_ident)
-            return db_allocations.get_by_uuid(utils.context(),
-                                              node.allocation_uuid)
-        return _authorized(action, fetch)
+        node = _with_suffix(_visible_node, self.node_ident)
+        if node.allocation_uuid is None:
+            raise exception.NotFound('Allocation for node %s was not '
+                                     'found' % self.node_ident)
+        allocation = db_allocations.get_by_uuid(utils.context(),
+                                                node.allocation_uuid)
+        # The node's allocation_uuid is no secret to whoever sees it.
+        return access.authorize_allocation(action, allocation,
+                                           conceal=False)
 
     @base.expose(types.Allocation, wtypes.text)
     def get(self, fields=None):

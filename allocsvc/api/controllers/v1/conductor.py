@@ -16,6 +16,7 @@ from pecan import rest
 import webob.exc
 from wsme import types as wtypes
 
+from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
@@ -96,7 +97,7 @@ class ConductorsController(rest.RestController):
     def get_all(self, detail=None, fields=None, limit=None, marker=None,
                 sort_key='id', sort_dir='asc'):
         utils.check_arguments(pecan.request.GET, LIST_PARAMS)
-        utils.authorize('baremetal:conductor:get')
+        access.authorize('baremetal:conductor:get')
         detail_given = detail
         detail = utils.parse_bool('detail', detail)
         names = _return_fields(fields, detail)
@@ -137,7 +138,7 @@ class ConductorController(rest.RestController):
     @base.expose(types.Conductor, wtypes.text)
     def get(self, fields=None):
         utils.check_arguments(pecan.request.GET, ('fields',))
-        utils.authorize('baremetal:conductor:get')
+        access.authorize('baremetal:conductor:get')
         names = utils.parse_fields(fields, FIELDS)
         _check_hostname(self.hostname)
         conductor = objects.Conductor.get(utils.context(), self.hostname,

@@ -24,6 +24,7 @@ import pecan
 from pecan import rest
 import webob.exc
 
+from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import allocation as allocation_api
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import node_common
@@ -98,7 +99,7 @@ class NodesController(rest.RestController):
 
     @base.expose(types.NodeCollection)
     def get_all(self):
-        utils.authorize('baremetal:node:list')
+        project = access.node_list_project()
         params = node_common.query()
         utils.check_arguments(params, set(_FILTERS) | set(_PAGING) |
                               {'fields', 'detail'})
@@ -113,17 +114,19 @@ class NodesController(rest.RestController):
                                    'in the same request.')
         if fields is None and not detail:
             fields = list(node_schema.LIST_FIELDS)
-        return self._collection('nodes', params, fields)
+        return self._collection('nodes', params, fields, project)
 
     @base.expose(types.NodeCollection)
     def detail(self):
-        utils.authorize('baremetal:node:list')
+        project = access.node_list_project()
         params = node_common.query()
         utils.check_arguments(params, set(_FILTERS) | set(_PAGING))
-        return self._collection('nodes/detail', params, None)
+        return self._collection('nodes/detail', params, None, project)
 
-    def _collection(self, resource, params, fields):
+    def _collection(self, resource, params, fields, project=None):
         filters = self._filters(params)
+        if project is not None:
+            filters['project'] = project  # nodes it owns or leases
         sort_key = params.get('sort_key', 'id')
         sort_dir = params.get('sort_dir', 'asc')
         node_common.check_known_at_version([sort_key])
@@ -167,9 +170,9 @@ class NodesController(rest.RestController):
 
     @base.expose(types.Node, body=types.jsontype, status_code=201)
     def post(self, body=None):
-        utils.authorize('baremetal:node:create')
         node_common.query_without_arguments()
         body = node_common.json_object(body)
+        owner = access.node_create_owner(body)
         values = node_schema.check_node(body)
         for key, value in body.items():
             if utils.allowed(node_schema.SINCE[key]):
@@ -184,6 +187,8 @@ class NodesController(rest.RestController):
                                                  "invalid name '%s'")
         values = {key: value for key, value in values.items()
                   if value is not None}
+        if owner is not None:
+            values['owner'] = owner
         node = provisioning.create_node(
             utils.context(), values, legacy=not utils.allowed((1, 11)))
         node_common.set_location(node.uuid)
@@ -213,17 +218,16 @@ class NodeController(rest.RestController):
     @base.expose(types.Node)
     def get(self):
         ident = self.ident
-        utils.authorize('baremetal:node:get')
         params = node_common.query()
         utils.check_arguments(params, ('fields',))
         fields = node_common.parse_fields(params.get('fields'))
         node = node_common.get_node(ident, with_suffix=True)
+        access.authorize_node('baremetal:node:get', node, ident)
         return types.Node.from_document(node_common.render(node, fields))
 
     @base.expose(types.Node, body=types.jsontype)
     def patch(self, patch=None):
         ident = self.ident
-        utils.authorize('baremetal:node:update')
         node_common.query_without_arguments()
         patch = utils.json_body(patch)
         utils.check_patch(patch)
@@ -240,6 +244,7 @@ class NodeController(rest.RestController):
                     op['value'], "Node %s: Cannot change name to invalid "
                                  "name '%%s'" % ident)
         node = node_common.get_node(ident, with_suffix=True)
+        access.authorize_node_patch(patch, node, ident)
         current = {name: getattr(node, name)
                    for name in node_schema.PATCHABLE}
         patched = utils.apply_patch(current, patch)
@@ -257,8 +262,8 @@ class NodeController(rest.RestController):
     @base.expose(None, status_code=204)
     def delete(self):
         ident = self.ident
-        utils.authorize('baremetal:node:delete')
         node_common.query_without_arguments()
         node = node_common.get_node(ident, with_suffix=True)
+        access.authorize_node_delete(node, ident)
         provisioning.destroy_node(utils.context(), node.id,
                                   node_common.locker())

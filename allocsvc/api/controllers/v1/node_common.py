@@ -6,6 +6,7 @@ from oslo_utils import strutils
 from oslo_utils import uuidutils
 import pecan
 
+from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import node_schema
 from allocsvc.api.controllers.v1 import utils
@@ -96,7 +97,7 @@ def render(node, fields=None):
     if fields is None and utils.allowed((1, 14)):
         doc['states'] = base.resource_links('nodes', '/%s/states'
                                             % node.uuid)
-    return utils.select_fields(doc, fields)
+    return utils.select_fields(access.redact_node(doc, node), fields)
 
 
 def parse_fields(text):

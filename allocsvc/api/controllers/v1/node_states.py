@@ -13,6 +13,7 @@ import pecan
 from pecan import rest
 import webob.exc
 
+from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import node_schema
@@ -77,9 +78,9 @@ class NodeStatesController(_OneNode):
 
     @base.expose(types.NodeStates)
     def get(self):
-        utils.authorize('baremetal:node:get')
         node_common.query_without_arguments()
         node = node_common.get_node(self.ident)
+        access.authorize_node('baremetal:node:get_states', node, self.ident)
         return types.NodeStates.from_document({
             'last_error': node.last_error,
             'power_state': node.power_state,
@@ -98,12 +99,12 @@ class NodePowerStateController(_OneNode):
     @base.expose(None, body=types.jsontype, status_code=202)
     def put(self, body=None):
         ident = self.ident
-        utils.authorize('baremetal:node:set_power_state')
         body = node_common.json_object(body)
         utils.check_arguments(body, ('target', 'timeout'))
         target = _string(body, 'target', required=True)
         timeout = body.get('timeout')
         node = node_common.get_node(ident)
+        access.authorize_node('baremetal:node:set_power_state', node, ident)
         if (target in _SOFT_TARGETS or timeout is not None) and \
                 not utils.allowed((1, 27)):
             raise utils.NotAcceptable('Request not acceptable.')
@@ -127,13 +128,14 @@ class NodeProvisionStateController(_OneNode):
     @base.expose(None, body=types.jsontype, status_code=202)
     def put(self, body=None):
         ident = self.ident
-        utils.authorize('baremetal:node:set_provision_state')
         body = node_common.json_object(body)
         utils.check_arguments(body, ('target', 'configdrive',
                                      'clean_steps', 'deploy_steps',
                                      'rescue_password'))
         target = _string(body, 'target', required=True)
         node = node_common.get_node(ident)
+        access.authorize_node('baremetal:node:set_provision_state', node,
+                              ident)
         since = _VERB_SINCE.get(target)
         if since is not None and not utils.allowed(since):
             raise utils.NotAcceptable('Request not acceptable.')
@@ -189,7 +191,6 @@ class NodeMaintenanceController(_OneNode):
     @base.expose(None, body=types.jsontype, status_code=202)
     def put(self, body=None):
         ident = self.ident
-        utils.authorize('baremetal:node:set_maintenance')
         body = node_common.json_object(body, allow_empty=True)
         params = node_common.query()
         utils.check_arguments(body, ('reason',))
@@ -198,14 +199,16 @@ class NodeMaintenanceController(_OneNode):
         if reason is None:
             reason = params.get('reason')
         node = node_common.get_node(ident)
+        access.authorize_node('baremetal:node:set_maintenance', node, ident)
         provisioning.set_maintenance(utils.context(), node.id, True, reason,
                                      node_common.locker())
 
     @base.expose(None, status_code=202)
     def delete(self):
         ident = self.ident
-        utils.authorize('baremetal:node:set_maintenance')
         node_common.query_without_arguments()
         node = node_common.get_node(ident)
+        access.authorize_node('baremetal:node:clear_maintenance', node,
+                              ident)
         provisioning.set_maintenance(utils.context(), node.id, False, None,
                                      node_common.locker())

@@ -9,6 +9,7 @@ import pecan
 from pecan import rest
 import webob.exc
 
+from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import node_schema
@@ -37,29 +38,29 @@ class NodeTraitsController(rest.RestController):
 
     @base.expose(types.TraitsCollection)
     def get_all(self):
-        utils.authorize('baremetal:node:traits:list')
         node_common.query_without_arguments()
         node = node_common.get_node(self.ident)
+        access.authorize_node('baremetal:node:traits:list', node, self.ident)
         return types.TraitsCollection.from_document(
             {'traits': nodes.get_traits(utils.context(), node.id)})
 
     @base.expose(None, body=types.jsontype, status_code=204)
     def put(self, body=None):
-        utils.authorize('baremetal:node:traits:set')
         node_common.query_without_arguments()
         body = node_common.json_object(body, allow_empty=True)
         node_schema.check_traits_body(body)
         if body.get('traits') is None:
             raise utils.BadRequest(_ONE_OR_ALL)
         node = node_common.get_node(self.ident)
+        access.authorize_node('baremetal:node:traits:set', node, self.ident)
         provisioning.set_traits(utils.context(), node.id, body['traits'],
                                 node_common.locker())
 
     @base.expose(None, status_code=204)
     def delete(self):
-        utils.authorize('baremetal:node:traits:delete')
         node_common.query_without_arguments()
         node = node_common.get_node(self.ident)
+        access.authorize_node('baremetal:node:traits:delete', node, self.ident)
         provisioning.remove_all_traits(utils.context(), node.id,
                                        node_common.locker())
 
@@ -79,21 +80,21 @@ class NodeTraitController(rest.RestController):
 
     @base.expose(None, body=types.jsontype, status_code=204)
     def put(self, body=None):
-        utils.authorize('baremetal:node:traits:set')
         node_common.query_without_arguments()
         node_schema.check_trait(self.trait)
         if node_common.json_object(body, allow_empty=True):
             raise utils.BadRequest('No body should be provided when adding '
                                    'a trait')
         node = node_common.get_node(self.ident)
+        access.authorize_node('baremetal:node:traits:set', node, self.ident)
         provisioning.add_trait(utils.context(), node.id, self.trait,
                                node_common.locker())
         node_common.set_location(self.ident, 'traits', self.trait)
 
     @base.expose(None, status_code=204)
     def delete(self):
-        utils.authorize('baremetal:node:traits:delete')
         node_common.query_without_arguments()
         node = node_common.get_node(self.ident)
+        access.authorize_node('baremetal:node:traits:delete', node, self.ident)
         provisioning.remove_trait(utils.context(), node.id, self.trait,
                                   node_common.locker())

@@ -1,7 +1,7 @@
 """Request helpers every ``/v1`` controller shares.
 
 What the request carries (context, configuration, conductor client),
-policy, microversion gates, identifiers, ``fields``, list paging and its
+microversion gates, identifiers, ``fields``, list paging and its
 ``next`` link, JSON bodies and JSON patches, and the rendering of
 timestamps, all with Ironic's error messages. No SQL and no business
 rules here.
@@ -18,7 +18,6 @@ import webob.exc
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.middleware import auth
 from allocsvc.common import exception
-from allocsvc.common import policy
 
 # Logical names from API 1.10: RFC 3986 unreserved characters.
 _NAME_RE = re.compile(r'^[A-Za-z0-9\-._~]+$')
@@ -48,28 +47,6 @@ def conf():
 def rpcapi():
     """The conductor RPC client (``allocsvc.conductor.rpcapi``)."""
     return pecan.request.environ[auth.ENV_RPCAPI]
-
-
-def authorize(action, target=None):
-    """403 unless the caller may perform ``action``. Not checked with
-    noauth, where Ironic lets every request through."""
-    if conf().api.auth_strategy != 'keystone':
-        return
-    enforcer = pecan.request.environ[auth.ENV_ENFORCER]
-    policy.authorize(enforcer, context(), action, target)
-
-
-def project_scoped(action_all):
-    """The project a caller is limited to, or None when ``action_all``
-    (e.g. ``baremetal:allocation:list_all``) lets it see every project."""
-    if conf().api.auth_strategy != 'keystone':
-        return None
-    enforcer = pecan.request.environ[auth.ENV_ENFORCER]
-    ctx = context()
-    if enforcer.authorize(action_all, {'project_id': ctx.project_id},
-                          ctx.to_policy_values(), do_raise=False):
-        return None
-    return ctx.project_id
 
 
 def version():
