@@ -32,6 +32,9 @@ def get_database(backend):
 
 
 def pytest_sessionfinish(session, exitstatus):
+    # The API tests' conductor first: stopping it writes to a database.
+    from tests.functional import conductor_harness
+    conductor_harness.stop_api_conductor()
     for db in _databases.values():
         db.close()
     _databases.clear()

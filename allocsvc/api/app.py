@@ -31,7 +31,6 @@ from allocsvc.api.middleware import requestlog
 from allocsvc.api.middleware import version as baremetal_version
 from allocsvc import objects
 from allocsvc.common import policy
-from allocsvc.db import api as db_api
 from allocsvc.placement import sync
 
 PLACEMENT_PREFIX = '/placement'
@@ -159,18 +158,11 @@ class PrefixDispatcher:
         return self.default(environ, start_response)
 
 
-def prepare_database(conf):
-    """Configure the database layer and load the standard classes/traits."""
-    db_api.configure(conf)
-    if conf.placement.sync_on_startup:
-        sync.ensure_standard()
-
-
 def setup_app(conf, prepare_db=True, rpcapi=None):
     """The whole WSGI application for ``conf``; ``rpcapi`` as for
     ``baremetal_app``."""
     if prepare_db:
-        prepare_database(conf)
+        sync.prepare_database(conf)
     enforcer = policy.get_enforcer(conf)
     return PrefixDispatcher(placement_app(conf, enforcer),
                             baremetal_app(conf, enforcer, rpcapi))

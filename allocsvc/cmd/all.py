@@ -22,6 +22,7 @@ from allocsvc.conductor import rpcapi
 from allocsvc.conductor import service as conductor_service
 from allocsvc.db import api as db_api
 from allocsvc.db import migration
+from allocsvc.placement import sync
 
 LOG = logging.getLogger(__name__)
 
@@ -37,7 +38,7 @@ def main(argv=None):
         LOG.error('The database schema is not up to date: run '
                   '"allocsvc-dbsync --config-file ... upgrade" first.')
         return 1
-    api_app.prepare_database(conf)
+    sync.prepare_database(conf)
     url = None if rpc.transport_configured(conf) else rpc.FAKE_URL
     transport = rpc.get_transport(conf, url=url)
     conductor = conductor_service.ConductorService(conf, transport=transport)

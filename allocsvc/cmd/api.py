@@ -13,13 +13,14 @@ from allocsvc.cmd import server
 from allocsvc.common import config
 from allocsvc.conductor import rpcapi
 from allocsvc.db import migration
+from allocsvc.placement import sync
 
 LOG = logging.getLogger(__name__)
 
 
 def main(argv=None):
     conf = config.prepare(sys.argv[1:] if argv is None else argv)
-    api_app.prepare_database(conf)
+    sync.prepare_database(conf)
     if migration.needs_upgrade():
         LOG.error('The database schema is not up to date: run '
                   '"allocsvc-dbsync --config-file ... upgrade" first.')

@@ -15,6 +15,7 @@ from oslo_log import log
 from oslo_messaging import opts as messaging_opts
 from oslo_messaging import transport as messaging_transport
 from oslo_middleware import cors
+from oslo_middleware import http_proxy_to_wsgi
 from oslo_policy import opts as policy_opts
 
 DEFAULT_SQLITE_CONNECTION = 'sqlite:///allocsvc.sqlite'
@@ -263,6 +264,7 @@ def register_opts(conf):
     db_options.set_defaults(conf, connection=DEFAULT_SQLITE_CONNECTION)
     log.register_options(conf)
     conf.register_opts(cors.CORS_OPTS, group='cors')
+    conf.register_opts(http_proxy_to_wsgi.OPTS, group='oslo_middleware')
     policy_opts.set_defaults(conf)
 
 

@@ -101,6 +101,17 @@ POWER_ON = 'power on'
 POWER_OFF = 'power off'
 REBOOT = 'rebooting'
 POWER_STATES = (POWER_ON, POWER_OFF)
+SOFT_REBOOT = 'soft rebooting'
+SOFT_POWER_OFF = 'soft power off'
+# Power targets (``PUT /v1/nodes/{n}/states/power``) and the power state
+# each leaves a node in.
+POWER_RESULTS = {
+    POWER_ON: POWER_ON,
+    POWER_OFF: POWER_OFF,
+    REBOOT: POWER_ON,
+    SOFT_REBOOT: POWER_ON,
+    SOFT_POWER_OFF: POWER_OFF,
+}
 
 
 class InvalidTransition(exception.Conflict):

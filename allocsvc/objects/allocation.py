@@ -18,7 +18,8 @@ ANY = db_allocations.ANY
 @base.AllocsvcObjectRegistry.register
 class Allocation(base.AllocsvcObject):
     # Version 1.0: Initial version
-    VERSION = '1.0'
+    # Version 1.1: timestamps keep their microseconds
+    VERSION = '1.1'
 
     _derived = ('node_uuid',)
 

@@ -1,7 +1,8 @@
 """The registry, base class and RPC serializer of allocsvc's objects."""
 
 from oslo_versionedobjects import base as ovo_base
-from oslo_versionedobjects import fields as ovo_fields
+
+from allocsvc.objects import fields as object_fields
 
 
 class AllocsvcObjectRegistry(ovo_base.VersionedObjectRegistry):
@@ -55,8 +56,8 @@ class AllocsvcObject(ovo_base.VersionedObject):
 
 class TimestampedObject:
     fields = {
-        'created_at': ovo_fields.DateTimeField(nullable=True),
-        'updated_at': ovo_fields.DateTimeField(nullable=True),
+        'created_at': object_fields.PreciseDateTimeField(nullable=True),
+        'updated_at': object_fields.PreciseDateTimeField(nullable=True),
     }
 
 

@@ -4,12 +4,14 @@ from oslo_versionedobjects import fields
 
 from allocsvc.db.baremetal import conductors as db_conductors
 from allocsvc.objects import base
+from allocsvc.objects import fields as object_fields
 
 
 @base.AllocsvcObjectRegistry.register
 class Conductor(base.AllocsvcObject):
     # Version 1.0: Initial version
-    VERSION = '1.0'
+    # Version 1.1: timestamps keep their microseconds
+    VERSION = '1.1'
 
     fields = dict(base.TimestampedObject.fields, **{
         'id': fields.IntegerField(),
@@ -17,7 +19,7 @@ class Conductor(base.AllocsvcObject):
         'drivers': fields.ListOfStringsField(),
         'conductor_group': fields.StringField(),
         'online': fields.BooleanField(),
-        'heartbeat_at': fields.DateTimeField(nullable=True),
+        'heartbeat_at': object_fields.PreciseDateTimeField(nullable=True),
         'alive': fields.BooleanField(),
     })
 

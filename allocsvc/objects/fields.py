@@ -1,5 +1,7 @@
 """Field types the stock oslo.versionedobjects set lacks."""
 
+import datetime
+
 from oslo_serialization import jsonutils
 from oslo_versionedobjects import fields as ovo_fields
 
@@ -25,3 +27,18 @@ class FlexibleDictField(ovo_fields.AutoTypedField):
 
     def __init__(self, nullable=False, **kwargs):
         super().__init__(nullable=nullable, **kwargs)
+
+
+class PreciseDateTime(ovo_fields.DateTime):
+    """A timestamp that crosses RPC with its microseconds (the stock
+    DateTime drops them, so a node the conductor returned would show
+    other timestamps than the same node read from the database)."""
+
+    def to_primitive(self, obj, attr, value):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=datetime.timezone.utc)
+        return value.astimezone(datetime.timezone.utc).isoformat()
+
+
+class PreciseDateTimeField(ovo_fields.AutoTypedField):
+    AUTO_TYPE = PreciseDateTime()

@@ -13,7 +13,8 @@ from allocsvc.objects import fields as object_fields
 class Node(base.AllocsvcObject):
     # Version 1.0: Initial version
     # Version 1.1: conductor (host name of the node's conductor)
-    VERSION = '1.1'
+    # Version 1.2: timestamps keep their microseconds
+    VERSION = '1.2'
 
     _derived = ('allocation_uuid', 'conductor', 'traits')
 
@@ -29,7 +30,8 @@ class Node(base.AllocsvcObject):
         'resource_class': fields.StringField(nullable=True),
         'provision_state': fields.StringField(),
         'target_provision_state': fields.StringField(nullable=True),
-        'provision_updated_at': fields.DateTimeField(nullable=True),
+        'provision_updated_at': object_fields.PreciseDateTimeField(
+            nullable=True),
         'power_state': fields.StringField(nullable=True),
         'target_power_state': fields.StringField(nullable=True),
         'maintenance': fields.BooleanField(),

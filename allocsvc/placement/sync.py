@@ -55,3 +55,12 @@ def is_standard_resource_class(name):
 
 def is_standard_trait(name):
     return not name.startswith(os_traits.CUSTOM_NAMESPACE)
+
+
+def prepare_database(conf):
+    """Configure the database layer for ``conf`` and, unless ``[placement]
+    sync_on_startup`` is off, load the standard classes and traits: what
+    an API process does before it serves."""
+    db_api.configure(conf)
+    if conf.placement.sync_on_startup:
+        ensure_standard()

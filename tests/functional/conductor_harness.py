@@ -137,3 +137,41 @@ class Harness:
 
     def get(self, allocation_id):
         return db_allocations.get_by_id(self.context, allocation_id)
+
+
+# -- the conductor of the API tests ------------------------------------------
+
+_API = {}
+
+
+def api_conductor():
+    """The conductor the bare-metal API tests' applications talk to: one
+    in-process ConductorService on ``fake://`` for the whole run, started
+    on first use and registered again on the database of the current
+    test (the ``database`` fixture's clean removes its row). Returns
+    ``(service, client)``, ``client`` an ``rpcapi.ConductorAPI`` to give
+    ``allocsvc.api.app.setup_app``."""
+    if 'service' not in _API:
+        conf = make_conf()
+        # A call to a conductor that is not there fails in seconds.
+        conf.set_override('rpc_response_timeout', 30)
+        harness = Harness(conf)
+        service_ = harness.start_conductor('api')
+        _API.update(harness=harness, service=service_,
+                    client=rpcapi.ConductorAPI(harness.conf,
+                                               harness.transport))
+    else:
+        # Registers it again when its row is gone.
+        _API['service'].heartbeat()
+    return _API['service'], _API['client']
+
+
+def stop_api_conductor():
+    harness = _API.pop('harness', None)
+    service_ = _API.pop('service', None)
+    _API.clear()
+    if harness is not None:
+        # Its row is gone with the last test's clean database; with it
+        # back, the conductor stops (and unregisters) as it should.
+        service_.heartbeat()
+        harness.stop()

@@ -39,6 +39,7 @@ from allocsvc.db.baremetal import allocations as db_allocations
 from allocsvc.db.baremetal import conductors as db_conductors
 from allocsvc.db.baremetal import nodes as db_nodes
 from tests import conftest
+from tests.functional import conductor_harness
 from tests.functional.ironic_errors import fault
 from tests.functional.ironic_errors import message
 
@@ -49,15 +50,21 @@ FULL_KEYS = {'uuid', 'name', 'node_uuid', 'state', 'last_error',
 
 
 class FakeConductorAPI:
-    """The conductor client the API talks to, in process: picks the first
-    live conductor of the database, records casts; a backfill runs the
-    conductor's own backfill (allocsvc.conductor.allocations) without
-    RPC."""
+    """The conductor client the API talks to: picks the first live
+    conductor of the database and records casts instead of sending them
+    (the test binds allocations itself); a backfill runs the conductor's
+    own backfill (allocsvc.conductor.allocations) without RPC. Every
+    other call goes to ``client``, a real client of the API tests'
+    conductor."""
 
-    def __init__(self, backend):
+    def __init__(self, backend, client):
         self.casts = []
         self.cast_error = None
         self.backend = backend
+        self.client = client
+
+    def __getattr__(self, name):
+        return getattr(self.client, name)
 
     def pick_conductor(self, context):
         alive = [c for c in db_conductors.list_conductors(context, 60)
@@ -85,12 +92,14 @@ class Env:
         self.conf.set_override('allocation_backend', backend,
                                group='conductor')
         self.backend = backends.from_conf(self.conf)
-        self.rpc = FakeConductorAPI(self.backend)
+        service, client = conductor_harness.api_conductor()
+        self.rpc = FakeConductorAPI(self.backend, client)
         self.app = app or api_app.setup_app(self.conf, prepare_db=False,
                                             rpcapi=self.rpc)
         self.ctx = context_mod.get_admin_context()
-        self.conductor = db_conductors.register(self.ctx, 'cond-1',
-                                                ['fake-hardware'])
+        # The conductor of the allocations the API writes, and the one
+        # the calls go to.
+        self.conductor = service.conductor
 
     def call(self, method, path, body=None, version='latest', raw=None,
              headers=None):
@@ -169,7 +178,7 @@ def test_create_answers_allocating_and_hands_over(env):
          'rel': 'bookmark'}]
     # Intent persisted, owned by the conductor that got the cast.
     [(cast, hostname)] = env.rpc.casts
-    assert hostname == 'cond-1'
+    assert hostname == env.conductor.hostname
     assert cast.uuid == doc['uuid']
     assert cast.conductor_affinity == env.conductor.id
     [row] = env.rows()
@@ -360,7 +369,7 @@ def test_concurrent_posts_with_one_name(env):
 
 
 def test_no_conductor_alive_is_503_and_writes_nothing(env):
-    db_conductors.unregister(env.ctx, 'cond-1')
+    db_conductors.unregister(env.ctx, env.conductor.hostname)
     resp = env.post({'resource_class': 'rc', 'name': 'n'})
     assert resp.status_int == 503
     assert fault(resp)['faultcode'] == 'Server'

@@ -25,7 +25,6 @@ import threading
 
 import pytest
 
-from allocsvc.api.controllers.v1 import allocation as allocation_api
 from allocsvc.common import exception
 from allocsvc.common import states
 from allocsvc.db.baremetal import allocations as db_allocations
@@ -147,9 +146,8 @@ def test_delete_allowed_where_updates_are(env, provision_state, target):
     assert _is_free(env, node)
 
 
-def test_delete_waits_for_a_locked_node_then_409(env, monkeypatch):
-    monkeypatch.setattr(allocation_api, 'LOCK_RETRIES', 1)
-    monkeypatch.setattr(allocation_api, 'LOCK_RETRY_INTERVAL', 0)
+def test_delete_waits_for_a_locked_node_then_409(env, lock_patience):
+    lock_patience(1, 0)
     doc, node = _allocated(env)
     locking.reserve(env.ctx, node.id, 'other-host')
     resp = env.call('DELETE', '/v1/allocations/' + doc['uuid'])
@@ -163,9 +161,9 @@ def test_delete_waits_for_a_locked_node_then_409(env, monkeypatch):
                     doc['uuid']).status_int == 204
 
 
-def test_delete_gets_the_lock_once_it_is_released(env, monkeypatch):
-    monkeypatch.setattr(allocation_api, 'LOCK_RETRY_INTERVAL', 0.05)
-    monkeypatch.setattr(allocation_api, 'LOCK_RETRIES', 200)
+def test_delete_gets_the_lock_once_it_is_released(env, monkeypatch,
+                                                  lock_patience):
+    lock_patience(200, 0.05)
     doc, node = _allocated(env)
     locking.reserve(env.ctx, node.id, 'other-host')
     tried = threading.Event()

@@ -35,6 +35,7 @@ from allocsvc.common import states
 from allocsvc.db.baremetal import conductors as db_conductors
 from allocsvc.db.baremetal import nodes as db_nodes
 from tests import conftest
+from tests.functional import conductor_harness
 from tests.functional.ironic_errors import fault
 from tests.functional.ironic_errors import message
 
@@ -46,13 +47,19 @@ FULL_KEYS = ({name for name, _since in node_schema.FIELDS} |
 
 _APP = None
 
+# Every test here changes nodes through the API, which hands each change
+# to a conductor.
+pytestmark = pytest.mark.usefixtures('api_conductor')
+
 
 def app():
     """One application for the whole module (the database behind it is
-    the ``database`` fixture's)."""
+    the ``database`` fixture's, its conductor the ``api_conductor``
+    fixture's)."""
     global _APP
     if _APP is None:
-        _APP = api_app.setup_app(conftest.make_conf(), prepare_db=False)
+        _APP = api_app.setup_app(conftest.make_conf(), prepare_db=False,
+                                 rpcapi=conductor_harness.api_conductor()[1])
     return _APP
 
 

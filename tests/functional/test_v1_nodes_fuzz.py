@@ -11,7 +11,12 @@ exact answers.
 
 import json
 
+import pytest
+
 from tests.functional import test_v1_nodes as api
+
+# Nodes change through a conductor (see test_v1_nodes).
+pytestmark = pytest.mark.usefixtures('api_conductor')
 
 NUL = '\u0000'
 BIG = 2 ** 63

@@ -27,14 +27,16 @@ import uuid
 
 import pytest
 
-from allocsvc.api.controllers.v1 import node_common
 from allocsvc.common import states
 from allocsvc.db.baremetal import allocations as db_allocations
 from allocsvc.db.baremetal import candidates
-from allocsvc.db.baremetal import conductors as db_conductors
 from allocsvc.db.baremetal import locking
 from allocsvc.db.baremetal import nodes as db_nodes
+from tests.functional import conductor_harness
 from tests.functional import test_v1_nodes as api
+
+# Nodes change through a conductor (see test_v1_nodes).
+pytestmark = pytest.mark.usefixtures('api_conductor')
 
 call = api.call
 message = api.message
@@ -55,9 +57,8 @@ def show(ident):
 
 
 @pytest.fixture
-def fast_locks(monkeypatch):
-    monkeypatch.setattr(node_common, 'LOCK_RETRIES', 2)
-    monkeypatch.setattr(node_common, 'LOCK_RETRY_INTERVAL', 0.01)
+def fast_locks(lock_patience):
+    lock_patience(2, 0.01)
 
 
 # -- states and power --------------------------------------------------------
@@ -274,10 +275,9 @@ def test_locked_node_refuses_every_change(database, fast_locks):
     assert show('l') == node
 
 
-def test_lock_released_in_time_lets_the_change_through(database,
-                                                       monkeypatch):
-    monkeypatch.setattr(node_common, 'LOCK_RETRY_INTERVAL', 0.05)
-    monkeypatch.setattr(node_common, 'LOCK_RETRIES', 40)
+def test_lock_released_in_time_lets_the_change_through(
+        database, monkeypatch, lock_patience):
+    lock_patience(40, 0.05)
     api.create(name='w')
     node_id = db_nodes.get(api.ctx(), 'w').id
     locking.reserve(api.ctx(), node_id, 'cond-1')
@@ -324,7 +324,7 @@ def test_failed_changes_leave_no_lock(database):
 def _allocate(node_uuid, owner=None):
     """What a conductor does: an allocation bound to the node."""
     ctx = api.ctx()
-    conductor = db_conductors.register(ctx, 'cond-1', ['fake-hardware'])
+    conductor = conductor_harness.api_conductor()[0].conductor
     allocation = db_allocations.create_allocation(ctx, {
         'resource_class': 'baremetal', 'owner': owner,
         'conductor_affinity': conductor.id})

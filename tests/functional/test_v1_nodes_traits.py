@@ -6,7 +6,12 @@ standard ones only); at most 50 per node; the two ways of PUT not mixed;
 404 before 1.37 and for an unknown node or a missing trait.
 """
 
+import pytest
+
 from tests.functional import test_v1_nodes as api
+
+# Nodes change through a conductor (see test_v1_nodes).
+pytestmark = pytest.mark.usefixtures('api_conductor')
 
 call = api.call
 message = api.message

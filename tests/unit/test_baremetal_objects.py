@@ -2,6 +2,8 @@
 fingerprints (a change of fields needs a new version), field coercion,
 a serializer round trip, and a Node for a 1.0 reader."""
 
+import datetime
+
 from oslo_utils import uuidutils
 from oslo_versionedobjects import fixture
 
@@ -15,7 +17,7 @@ objects.register_all()
 
 
 def test_registry_exposes_classes():
-    assert objects.Node.VERSION == '1.1'
+    assert objects.Node.VERSION == '1.2'
     assert objects.Allocation.obj_name() == 'Allocation'
     assert objects.Conductor.fields['alive'] is not None
 
@@ -24,9 +26,9 @@ def test_registry_exposes_classes():
 # changes needs a new VERSION of its object (with its comment, and
 # obj_make_compatible for the older readers), then its new hash here.
 EXPECTED_HASHES = {
-    'Allocation': '1.0-08d12172b29e94fcabe40820e874a4ae',
-    'Conductor': '1.0-85c05ac9883dfb72ec06174a3efa9f01',
-    'Node': '1.1-6e529d12c9fd1dfd09b76b0b558363d4',
+    'Allocation': '1.1-43ce488033c4a4ecb3fb67ebbd1662b5',
+    'Conductor': '1.1-d262b362324ad508c8ca8f03b0dce1a6',
+    'Node': '1.2-7e52e95fb15339a37b8d7f07e8c26152',
 }
 
 
@@ -80,3 +82,17 @@ def test_serializer_round_trip():
     assert isinstance(back, objects.Allocation)
     assert back.uuid == alloc.uuid and back.extra == alloc.extra
     assert back.traits == ['CUSTOM_A'] and back.conductor_affinity == 3
+
+
+def test_timestamps_keep_their_microseconds_across_rpc():
+    stamp = datetime.datetime(2026, 1, 2, 3, 4, 5, 678901)
+    node = objects.Node(created_at=stamp, provision_updated_at=stamp)
+    serializer = base.AllocsvcObjectSerializer()
+    back = serializer.deserialize_entity(
+        None, serializer.serialize_entity(None, node))
+    assert back.created_at.replace(tzinfo=None) == stamp
+    assert back.provision_updated_at.replace(tzinfo=None) == stamp
+    # What an older peer sends (whole seconds, 'Z') still reads.
+    field = fields.PreciseDateTimeField()
+    assert field.from_primitive(node, 'created_at', '2026-01-02T03:04:05Z') \
+        == datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc)

@@ -1,18 +1,25 @@
-"""The dependency rule of DESIGN.md, checked on the source: the Placement
-engine (allocsvc/placement) never imports the API (allocsvc/api). The
-engine is used by the conductor too, and an engine module reaching into
-a handler's helpers would tie it to HTTP."""
+"""The dependency rules of DESIGN.md, checked on the source:
+
+* the Placement engine (allocsvc/placement) never imports the API
+  (allocsvc/api): the engine is used by the conductor too, and an engine
+  module reaching into a handler's helpers would tie it to HTTP;
+* the API never imports the database layer (allocsvc/db): it reads
+  through allocsvc.objects (or the Placement engine) and changes
+  bare-metal nodes and allocations only through the conductor's RPC
+  API, as Ironic's API does.
+"""
 
 import ast
 import pathlib
 
+import allocsvc.api
 import allocsvc.placement
 
 _FORBIDDEN = 'allocsvc.api'
 
 
-def _modules():
-    root = pathlib.Path(allocsvc.placement.__file__).parent
+def _modules(package=allocsvc.placement):
+    root = pathlib.Path(package.__file__).parent
     for path in sorted(root.rglob('*.py')):
         parts = path.relative_to(root.parent.parent).with_suffix('').parts
         if parts[-1] == '__init__':
@@ -71,3 +78,14 @@ def test_the_check_sees_every_import_form():
                      'allocsvc.api.controllers',
                      'allocsvc.api.controllers.placement',
                      'allocsvc.api', 'allocsvc.api.wsgi']
+
+
+def test_api_never_imports_the_database_layer():
+    offenders = []
+    for path, module, is_package in _modules(allocsvc.api):
+        tree = ast.parse(path.read_text(), str(path))
+        offenders.extend('%s imports %s' % (module, name)
+                         for name in _imported(tree, module, is_package)
+                         if name == 'allocsvc.db' or
+                         name.startswith('allocsvc.db.'))
+    assert not offenders

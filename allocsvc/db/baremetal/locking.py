@@ -18,8 +18,6 @@ any such lock left behind when it starts (``release_api_locks``).
 
 import contextlib
 import functools
-import os
-import socket
 import time
 
 from oslo_utils import timeutils
@@ -36,14 +34,6 @@ _NODE = models.nodes
 # What the node locks of API processes start with: they took locks
 # until the conductors made every change of a node.
 API_HOLDER_PREFIX = 'api@'
-
-
-def api_holder():
-    """The holder name of this API process's node locks: the host and
-    the process. Only for the API's own writes, which go through the
-    conductors instead as it moves to their RPC API; remove it then."""
-    return '%s%s:%d' % (API_HOLDER_PREFIX, socket.gethostname(),
-                        os.getpid())
 
 
 # Taking and giving back a lock are the conductors' most frequent

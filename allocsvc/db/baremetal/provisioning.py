@@ -36,18 +36,6 @@ _ALLOC = models.baremetal_allocations
 # power and provisioning step as soon as it is asked.
 DRIVERS = ('fake-hardware',)
 
-# Power targets (``PUT /v1/nodes/{n}/states/power``) and the power state
-# each leaves a node in.
-SOFT_REBOOT = 'soft rebooting'
-SOFT_POWER_OFF = 'soft power off'
-POWER_RESULTS = {
-    states.POWER_ON: states.POWER_ON,
-    states.POWER_OFF: states.POWER_OFF,
-    states.REBOOT: states.POWER_ON,
-    SOFT_REBOOT: states.POWER_ON,
-    SOFT_POWER_OFF: states.POWER_OFF,
-}
-
 # Where a node's instance_uuid may be removed although an allocation set
 # it (Ironic also allows its inspection states, which nodes here never
 # enter); maintenance allows it anywhere.
@@ -254,9 +242,10 @@ def _set_maintenance(context, node_id, maintenance, reason, host):
 # -- power and provisioning --------------------------------------------------
 
 def set_power_state(context, node_id, target, locker):
-    """Apply the power ``target`` (a key of POWER_RESULTS) and return the
-    node, now in the power state that leaves it in. InvalidStateRequested
-    (400) for another target, or while the node is being cleaned."""
+    """Apply the power ``target`` (a key of ``states.POWER_RESULTS``) and
+    return the node, now in the power state that leaves it in.
+    InvalidStateRequested (400) for another target, or while the node is
+    being cleaned."""
     with locker.hold(context, node_id):
         _set_power_state(context, node_id, target, locker.host)
     return nodes.get_by_id(context, node_id)
@@ -266,7 +255,7 @@ def set_power_state(context, node_id, target, locker):
 @db_api.writer
 def _set_power_state(context, node_id, target, host):
     node = nodes.get_in_transaction(context, node_id)
-    if target not in POWER_RESULTS:
+    if target not in states.POWER_RESULTS:
         raise exception.InvalidStateRequested(target, node.uuid,
                                               node.power_state)
     if node.provision_state == states.CLEANING:
@@ -276,7 +265,8 @@ def _set_power_state(context, node_id, target, host):
     # WHERE id = :id AND reservation = :host AND power_state = :current
     return nodes.update_in_transaction(
         context, node_id,
-        {'power_state': POWER_RESULTS[target], 'target_power_state': None},
+        {'power_state': states.POWER_RESULTS[target],
+         'target_power_state': None},
         locked_by=host, expect={'power_state': node.power_state})
 
 

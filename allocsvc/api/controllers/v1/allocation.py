@@ -15,8 +15,8 @@ Creating persists intent, then hands over: the API picks a live
 conductor, inserts the row (``allocating``, owned by that conductor) and
 casts the work to it; a backfill is one RPC call that the conductor
 answers with the allocation already ``active``, or with an error and no
-row. Reads, PATCH and DELETE go straight to the database layer; DELETE
-takes the node's lock for the check and the deletion, as Ironic's
+row. Reads go through ``allocsvc.objects``; PATCH and DELETE are RPC
+calls to a conductor, which deletes under the node's lock, as Ironic's
 conductor does.
 
 Where Ironic misbehaves (see the reference), this module answers 4xx
@@ -33,17 +33,13 @@ from pecan import rest
 import webob.exc
 from wsme import types as wtypes
 
+from allocsvc import objects
 from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import allocation_schema as schema
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
-from allocsvc.common import states
-from allocsvc.db.baremetal import allocations as db_allocations
-from allocsvc.db.baremetal import locking
-from allocsvc.db.baremetal import nodes as db_nodes
-from allocsvc.objects import allocation as allocation_obj
 
 FIRST_VERSION = (1, 52)
 PATCH_VERSION = (1, 57)
@@ -56,11 +52,6 @@ FIELDS = ('candidate_nodes', 'created_at', 'extra', 'last_error', 'links',
 UNSORTABLE = ('extra', 'candidate_nodes', 'traits')
 LIST_PARAMS = ('node', 'resource_class', 'state', 'owner', 'fields', 'limit',
                'marker', 'sort_key', 'sort_dir')
-
-# DELETE waits this long, at most, for a node another host has locked
-# (Ironic's conductor retries for ~3 s; an API request should not).
-LOCK_RETRIES = 5
-LOCK_RETRY_INTERVAL = 0.2
 
 
 # -- rendering ---------------------------------------------------------------
@@ -113,18 +104,18 @@ def _fetch_allocation(ident):
     ctx = utils.context()
     if uuidutils.is_uuid_like(ident):
         try:
-            return db_allocations.get_by_uuid(ctx, ident)
+            return objects.Allocation.get_by_uuid(ctx, ident)
         except exception.AllocationNotFound:
             # An allocation may be named like a UUID (Ironic accepts the
             # name and then never finds it).
             if not utils.is_valid_logical_name(ident):
                 raise
-    return db_allocations.get_by_name(ctx, ident)
+    return objects.Allocation.get_by_name(ctx, ident)
 
 
 def _fetch_node(ident):
     utils.check_ident(ident)
-    return db_nodes.get(utils.context(), ident)
+    return objects.Node.get(utils.context(), ident)
 
 
 def _visible_node(ident):
@@ -144,53 +135,6 @@ def _filter_value(key, value):
     return value
 
 
-# -- deletion ----------------------------------------------------------------
-
-def _check_deletable(allocation, node):
-    """Ironic's rule: a node out of maintenance keeps its allocation while
-    it is active, or busy in a state where it may not be updated."""
-    if node.maintenance:
-        return
-    if node.target_provision_state and \
-            node.provision_state not in states.UPDATE_ALLOWED_STATES:
-        raise exception.Conflict(
-            'Cannot remove allocation %s for node %s, because the node is '
-            'in state %s where updates are not allowed (and maintenance '
-            'mode is off)' % (allocation.uuid, node.uuid,
-                              node.provision_state))
-    if node.provision_state == states.ACTIVE:
-        raise exception.Conflict(
-            'Cannot remove allocation %s for node %s, because the node is '
-            'active (and maintenance mode is off)'
-            % (allocation.uuid, node.uuid))
-
-
-def destroy(allocation):
-    """Delete ``allocation`` and free its node, in one transaction, under
-    the node's lock, taken as this API process (``locking.api_holder``;
-    NodeLocked, 409, if another holder keeps it).
-
-    Without a node (``allocating`` or ``error``), no lock is needed: if a
-    conductor binds it meanwhile, the deletion frees that node in the
-    same transaction, and a bind that comes after the deletion finds no
-    allocation and rolls back (``db.baremetal.allocations.bind``).
-    """
-    ctx = utils.context()
-    if allocation.node_id is None:
-        db_allocations.destroy_allocation(ctx, allocation.id)
-        return
-    try:
-        with locking.node_lock(ctx, allocation.node_id, locking.api_holder(),
-                               retries=LOCK_RETRIES,
-                               interval=LOCK_RETRY_INTERVAL) as node:
-            if node.allocation_id == allocation.id:
-                _check_deletable(allocation, node)
-            db_allocations.destroy_allocation(ctx, allocation.id)
-    except exception.NodeNotFound:
-        # The node was deleted meanwhile, and its allocation with it.
-        raise exception.AllocationNotFound(allocation.uuid)
-
-
 # -- creation ----------------------------------------------------------------
 
 def _resolve_candidates(idents):
@@ -206,14 +150,14 @@ def _resolve_candidates(idents):
         filters = {'uuid_in': sorted(set(uuids))}
         if project is not None:
             filters['project'] = project
-        for node in db_nodes.list_nodes(ctx, filters):
+        for node in objects.Node.list(ctx, filters):
             found[node.uuid] = node.uuid
     for ident in idents:
         if ident in found or uuidutils.is_uuid_like(ident) or \
                 not utils.is_valid_logical_name(ident):
             continue
         try:
-            node = db_nodes.get_by_name(ctx, ident)
+            node = objects.Node.get_by_name(ctx, ident)
         except exception.NodeNotFound:
             continue
         if project is None or project in (node.owner, node.lessee):
@@ -239,14 +183,14 @@ def _hand_over(ctx, rpcapi, values):
     work. If the cast fails, the row is withdrawn: nothing is left
     ``allocating`` without a conductor that knows of it."""
     conductor = rpcapi.pick_conductor(ctx)
-    allocation = allocation_obj.Allocation(ctx, **values)
+    allocation = objects.Allocation(ctx, **values)
     allocation.conductor_affinity = conductor.id
     allocation.create()
     try:
         rpcapi.create_allocation(ctx, allocation, conductor.hostname)
     except Exception as exc:
         try:
-            db_allocations.destroy_allocation(ctx, allocation.id)
+            allocation.destroy()
         except exception.AllocationNotFound:
             pass
         if isinstance(exc, exception.AllocsvcException):
@@ -284,10 +228,6 @@ def create(body):
               'extra': dict(body.get('extra') or {}),
               'owner': owner}
     rpcapi = utils.rpcapi()
-    if rpcapi is None:
-        # An API process set up without a conductor client.
-        raise exception.NoConductorAvailable('no conductor client is '
-                                             'configured')
     if node is None:
         return _hand_over(ctx, rpcapi, values)
     conductor = rpcapi.pick_conductor(ctx)
@@ -326,7 +266,7 @@ class AllocationsController(rest.RestController):
         names = utils.parse_fields(fields, allowed_fields())
         owner = access.allocation_list_owner(owner)
         limit = utils.parse_limit(limit)
-        utils.check_sort(sort_key, sort_dir, db_allocations.SORTABLE,
+        utils.check_sort(sort_key, sort_dir, objects.Allocation.SORTABLE,
                          UNSORTABLE)
         marker = schema.check_uuid(marker)
         filters = {key: _filter_value(key, value) for key, value in
@@ -339,7 +279,7 @@ class AllocationsController(rest.RestController):
                 filters['node_id'] = _visible_node(node).id
             except exception.NodeNotFound as exc:
                 raise utils.BadRequest(exc.message)
-        items = [render(a) for a in db_allocations.list_allocations(
+        items = [render(a) for a in objects.Allocation.list(
             utils.context(), filters, limit, marker, sort_key, sort_dir)]
         document = utils.collection(
             'allocations', items, limit, sort_key=sort_key,
@@ -396,13 +336,14 @@ class AllocationController(rest.RestController):
         changes = {key: value for key, value in patched.items()
                    if value != current[key]}
         if changes:
-            allocation = db_allocations.update_allocation(
+            allocation = utils.rpcapi().update_allocation(
                 utils.context(), allocation.id, changes)
         return types.Allocation.from_document(render(allocation))
 
     @base.expose(None, status_code=204)
     def delete(self):
-        destroy(self._allocation('baremetal:allocation:delete'))
+        utils.rpcapi().destroy_allocation(
+            utils.context(), self._allocation('baremetal:allocation:delete'))
 
 
 class NodeAllocationController(rest.RestController):
@@ -424,8 +365,8 @@ class NodeAllocationController(rest.RestController):
         if node.allocation_uuid is None:
             raise exception.NotFound('Allocation for node %s was not '
                                      'found' % self.node_ident)
-        allocation = db_allocations.get_by_uuid(utils.context(),
-                                                node.allocation_uuid)
+        allocation = objects.Allocation.get_by_uuid(utils.context(),
+                                                    node.allocation_uuid)
         # The node's allocation_uuid is no secret to whoever sees it.
         return access.authorize_allocation(action, allocation,
                                            conceal=False)
@@ -440,4 +381,5 @@ class NodeAllocationController(rest.RestController):
 
     @base.expose(None, status_code=204)
     def delete(self):
-        destroy(self._allocation('baremetal:allocation:delete'))
+        utils.rpcapi().destroy_allocation(
+            utils.context(), self._allocation('baremetal:allocation:delete'))

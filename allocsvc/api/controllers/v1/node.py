@@ -16,7 +16,8 @@ a method a path does not take a 405 with ``Allow``)::
 
 Handlers check the request as Ironic does (microversion of every field,
 filter and verb; Ironic's messages) and leave the rules of changing a
-node to ``allocsvc.db.baremetal.provisioning``.
+node to the conductor (``utils.rpcapi()``), which makes each change
+under the node's lock.
 """
 
 
@@ -24,6 +25,7 @@ import pecan
 from pecan import rest
 import webob.exc
 
+from allocsvc import objects
 from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import allocation as allocation_api
 from allocsvc.api.controllers.v1 import base
@@ -34,8 +36,6 @@ from allocsvc.api.controllers.v1 import node_traits
 from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import states
-from allocsvc.db.baremetal import nodes
-from allocsvc.db.baremetal import provisioning
 
 # Sub-resources of a node that appeared after 1.1 (404 before).
 SUBRESOURCE_SINCE = {'traits': (1, 37), 'allocation': (1, 52)}
@@ -55,7 +55,6 @@ _FILTERS = {
     'lessee': ((1, 65), None),
 }
 _PAGING = ('limit', 'marker', 'sort_key', 'sort_dir')
-_SORTABLE = nodes.SORTABLE - set(node_schema.UNSORTABLE)
 
 
 def _check_ident(ident):
@@ -130,14 +129,15 @@ class NodesController(rest.RestController):
         sort_key = params.get('sort_key', 'id')
         sort_dir = params.get('sort_dir', 'asc')
         node_common.check_known_at_version([sort_key])
-        utils.check_sort(sort_key, sort_dir, _SORTABLE,
+        utils.check_sort(sort_key, sort_dir,
+                         objects.Node.SORTABLE - set(node_schema.UNSORTABLE),
                          node_schema.UNSORTABLE)
         marker = params.get('marker')
         if marker is not None:
             node_schema.check_uuid('marker', marker)
         limit = utils.parse_limit(params.get('limit'))
-        found = nodes.list_nodes(utils.context(), filters, limit, marker,
-                                 sort_key, sort_dir)
+        found = objects.Node.list(utils.context(), filters, limit, marker,
+                                  sort_key, sort_dir)
         items = [node_common.render(node, fields) for node in found]
         query = {key: value for key, value in params.items()
                  if key not in ('limit', 'marker')}
@@ -189,7 +189,7 @@ class NodesController(rest.RestController):
                   if value is not None}
         if owner is not None:
             values['owner'] = owner
-        node = provisioning.create_node(
+        node = utils.rpcapi().create_node(
             utils.context(), values, legacy=not utils.allowed((1, 11)))
         node_common.set_location(node.uuid)
         return types.Node.from_document(node_common.render(node))
@@ -254,8 +254,8 @@ class NodeController(rest.RestController):
         values = node_schema.check_node(patched, name='patch')
         changes = {name: values[name] for name in node_schema.PATCHABLE
                    if values[name] != current[name]}
-        node = provisioning.update_node(
-            utils.context(), node.id, changes, node_common.locker(),
+        node = utils.rpcapi().update_node(
+            utils.context(), node, changes,
             expected={name: current[name] for name in changes})
         return types.Node.from_document(node_common.render(node))
 
@@ -265,5 +265,4 @@ class NodeController(rest.RestController):
         node_common.query_without_arguments()
         node = node_common.get_node(ident, with_suffix=True)
         access.authorize_node_delete(node, ident)
-        provisioning.destroy_node(utils.context(), node.id,
-                                  node_common.locker())
+        utils.rpcapi().destroy_node(utils.context(), node)

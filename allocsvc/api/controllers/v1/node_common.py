@@ -6,40 +6,24 @@ from oslo_utils import strutils
 from oslo_utils import uuidutils
 import pecan
 
+from allocsvc import objects
 from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import node_schema
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
 from allocsvc.common import states
-from allocsvc.db.baremetal import locking
-from allocsvc.db.baremetal import nodes
-from allocsvc.db.baremetal import provisioning
-
-# How long a request waits for a node locked by another operation (a
-# conductor allocating it, another request) before answering 409.
-LOCK_RETRIES = 5
-LOCK_RETRY_INTERVAL = 0.2
 
 _SECRET = '******'
-
-
-def locker():
-    """The API's node lock holder: ``api@<host>:<pid>``
-    (``locking.api_holder``), told apart from a conductor's in
-    ``reservation``."""
-    return provisioning.Locker(locking.api_holder(),
-                               retries=LOCK_RETRIES,
-                               interval=LOCK_RETRY_INTERVAL)
 
 
 def _lookup(ident):
     ctx = utils.context()
     if uuidutils.is_uuid_like(ident):
-        return nodes.get_by_uuid(ctx, ident)
+        return objects.Node.get_by_uuid(ctx, ident)
     if utils.allowed(node_schema.SINCE['name']):
         utils.check_ident(ident)
-        return nodes.get_by_name(ctx, ident)
+        return objects.Node.get_by_name(ctx, ident)
     # Before names existed, anything else was simply not found.
     raise exception.NodeNotFound(ident)
 

@@ -21,10 +21,9 @@ from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
 from allocsvc.common import states
-from allocsvc.db.baremetal import provisioning
 
 # Power targets of API 1.27 (soft power off and reboot, timeout).
-_SOFT_TARGETS = (provisioning.SOFT_REBOOT, provisioning.SOFT_POWER_OFF)
+_SOFT_TARGETS = (states.SOFT_REBOOT, states.SOFT_POWER_OFF)
 
 # Provisioning verbs and the version each was introduced in; 'deploy'
 # and 'undeploy' (1.73) are other names of 'active' and 'deleted'.
@@ -112,13 +111,12 @@ class NodePowerStateController(_OneNode):
                 isinstance(timeout, bool) or not isinstance(timeout, int)
                 or timeout < 1):
             raise utils.BadRequest('timeout has to be positive integer')
-        if target not in provisioning.POWER_RESULTS:
+        if target not in states.POWER_RESULTS:
             raise exception.InvalidStateRequested(target, ident,
                                                   node.power_state)
         # fake-hardware changes the power state at once: the timeout,
         # how long to wait for the hardware, never matters.
-        provisioning.set_power_state(utils.context(), node.id, target,
-                                     node_common.locker())
+        utils.rpcapi().change_node_power_state(utils.context(), node, target)
         node_common.set_location(ident, 'states')
 
 
@@ -163,8 +161,8 @@ class NodeProvisionStateController(_OneNode):
             # fake-hardware has none to run them with.
             raise utils.BadRequest('"deploy_steps" are not supported by '
                                    'the fake-hardware driver')
-        provisioning.provision(utils.context(), node.id, verb,
-                               node_common.locker(), configdrive=configdrive)
+        utils.rpcapi().do_provisioning_action(utils.context(), node, verb,
+                                              configdrive=configdrive)
         node_common.set_location(ident, 'states')
 
     @staticmethod
@@ -200,8 +198,7 @@ class NodeMaintenanceController(_OneNode):
             reason = params.get('reason')
         node = node_common.get_node(ident)
         access.authorize_node('baremetal:node:set_maintenance', node, ident)
-        provisioning.set_maintenance(utils.context(), node.id, True, reason,
-                                     node_common.locker())
+        utils.rpcapi().set_maintenance(utils.context(), node, True, reason)
 
     @base.expose(None, status_code=202)
     def delete(self):
@@ -210,5 +207,4 @@ class NodeMaintenanceController(_OneNode):
         node = node_common.get_node(ident)
         access.authorize_node('baremetal:node:clear_maintenance', node,
                               ident)
-        provisioning.set_maintenance(utils.context(), node.id, False, None,
-                                     node_common.locker())
+        utils.rpcapi().set_maintenance(utils.context(), node, False)

@@ -15,8 +15,6 @@ from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import node_schema
 from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
-from allocsvc.db.baremetal import nodes
-from allocsvc.db.baremetal import provisioning
 
 _ONE_OR_ALL = ('A single node trait may be added via PUT /v1/nodes/<node '
                'identifier>/traits/<trait> with no body, or all node traits '
@@ -42,7 +40,7 @@ class NodeTraitsController(rest.RestController):
         node = node_common.get_node(self.ident)
         access.authorize_node('baremetal:node:traits:list', node, self.ident)
         return types.TraitsCollection.from_document(
-            {'traits': nodes.get_traits(utils.context(), node.id)})
+            {'traits': list(node.traits)})
 
     @base.expose(None, body=types.jsontype, status_code=204)
     def put(self, body=None):
@@ -53,16 +51,14 @@ class NodeTraitsController(rest.RestController):
             raise utils.BadRequest(_ONE_OR_ALL)
         node = node_common.get_node(self.ident)
         access.authorize_node('baremetal:node:traits:set', node, self.ident)
-        provisioning.set_traits(utils.context(), node.id, body['traits'],
-                                node_common.locker())
+        utils.rpcapi().set_node_traits(utils.context(), node, body['traits'])
 
     @base.expose(None, status_code=204)
     def delete(self):
         node_common.query_without_arguments()
         node = node_common.get_node(self.ident)
         access.authorize_node('baremetal:node:traits:delete', node, self.ident)
-        provisioning.remove_all_traits(utils.context(), node.id,
-                                       node_common.locker())
+        utils.rpcapi().remove_node_traits(utils.context(), node)
 
 
 class NodeTraitController(rest.RestController):
@@ -87,8 +83,7 @@ class NodeTraitController(rest.RestController):
                                    'a trait')
         node = node_common.get_node(self.ident)
         access.authorize_node('baremetal:node:traits:set', node, self.ident)
-        provisioning.add_trait(utils.context(), node.id, self.trait,
-                               node_common.locker())
+        utils.rpcapi().add_node_trait(utils.context(), node, self.trait)
         node_common.set_location(self.ident, 'traits', self.trait)
 
     @base.expose(None, status_code=204)
@@ -96,5 +91,5 @@ class NodeTraitController(rest.RestController):
         node_common.query_without_arguments()
         node = node_common.get_node(self.ident)
         access.authorize_node('baremetal:node:traits:delete', node, self.ident)
-        provisioning.remove_trait(utils.context(), node.id, self.trait,
-                                  node_common.locker())
+        utils.rpcapi().remove_node_traits(utils.context(), node,
+                                          self.trait)

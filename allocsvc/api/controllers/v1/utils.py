@@ -45,8 +45,14 @@ def conf():
 
 
 def rpcapi():
-    """The conductor RPC client (``allocsvc.conductor.rpcapi``)."""
-    return pecan.request.environ[auth.ENV_RPCAPI]
+    """The conductor RPC client (``allocsvc.conductor.rpcapi``), through
+    which every change is made; 503 in an API process set up without
+    one."""
+    client = pecan.request.environ[auth.ENV_RPCAPI]
+    if client is None:
+        raise exception.NoConductorAvailable('no conductor client is '
+                                             'configured')
+    return client
 
 
 def version():
