@@ -99,8 +99,8 @@ def test_proxy_headers_give_links_and_locations_the_clients_url():
 
 
 @pytest.mark.parametrize('segment', [
-    '__class__', '__dict__', '__doc__', '__init__', '_custom_actions',
-    '_lookup', '_route', '__module__'])
+    '__class__', '__dict__', '__doc__', '__init__', '_lookup', '_get',
+    '_delete', '__module__', 'index'])
 def test_controller_attributes_are_not_routes(app, segment):
     for path in ('/%s' % segment, '/v1/%s' % segment,
                  '/v1/nodes/%s' % segment, '/v1/nodes/n1/%s' % segment,

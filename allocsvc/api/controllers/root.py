@@ -7,17 +7,17 @@ other first path segment than ``v1`` is served by ``/v1`` (``/nodes`` is
 """
 
 import pecan
-from pecan import rest
 
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import controller as v1
-from allocsvc.api.controllers.v1 import types
 
 # Under PrefixDispatcher's mount point (allocsvc.api.app).
 PLACEMENT_PATH = '/placement/'
 
 
-class RootController(rest.RestController):
+class RootController:
+    """``/``: the version document; ``/v1`` and what lies below it. A
+    plain Pecan controller, as is ``V1Controller``."""
 
     v1 = v1.V1Controller()
 
@@ -28,8 +28,9 @@ class RootController(rest.RestController):
         if primary != 'v1':
             return self.v1, [primary] + list(remainder)
 
-    @base.expose(types.jsontype)
-    def get(self):
+    @pecan.expose('json')
+    def index(self):
+        v1.only_get()
         version = v1.version_document()
         return {
             'name': 'allocsvc',

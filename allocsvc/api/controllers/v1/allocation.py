@@ -29,7 +29,6 @@ API specification says (Ironic answers GET with a 400).
 
 from oslo_utils import uuidutils
 import pecan
-from pecan import rest
 import webob.exc
 from wsme import types as wtypes
 
@@ -246,7 +245,7 @@ def gate():
         raise webob.exc.HTTPMethodNotAllowed()
 
 
-class AllocationsController(rest.RestController):
+class AllocationsController:
     """``/v1/allocations``; ``/v1/allocations/{ident}`` is an
     ``AllocationController`` (see ``_lookup``)."""
 
@@ -254,12 +253,17 @@ class AllocationsController(rest.RestController):
     def _lookup(self, ident, *remainder):
         return AllocationController(ident), list(remainder)
 
+    @pecan.expose('json', generic=True)
+    def index(self, *args, **kwargs):
+        base.not_allowed('GET, POST')
+
+    @index.when(method='GET', **base.WSME_JSON)
     @base.expose(types.AllocationCollection, wtypes.text, wtypes.text,
                  wtypes.text, wtypes.text, wtypes.text, wtypes.text,
                  wtypes.text, wtypes.text, wtypes.text)
-    def get_all(self, node=None, resource_class=None, state=None,
-                owner=None, fields=None, limit=None, marker=None,
-                sort_key='id', sort_dir='asc'):
+    def _list(self, node=None, resource_class=None, state=None,
+              owner=None, fields=None, limit=None, marker=None,
+              sort_key='id', sort_dir='asc'):
         utils.check_arguments(pecan.request.GET, LIST_PARAMS)
         if owner is not None and not utils.allowed(OWNER_VERSION):
             raise utils.NotAcceptable('Request not acceptable.')
@@ -290,8 +294,9 @@ class AllocationsController(rest.RestController):
                                    for item in items]
         return types.AllocationCollection.from_document(document)
 
+    @index.when(method='POST', **base.WSME_JSON)
     @base.expose(types.Allocation, body=types.jsontype, status_code=201)
-    def post(self, body=None):
+    def _post(self, body=None):
         body = schema.validate_post(utils.json_body(body))
         allocation = create(body)
         document = render(allocation)
@@ -299,32 +304,32 @@ class AllocationsController(rest.RestController):
         return types.Allocation.from_document(document)
 
 
-class AllocationController(rest.RestController):
+class AllocationController(base.Resource):
     """``/v1/allocations/{ident}``: one allocation, by UUID or name."""
 
     def __init__(self, ident):
-        super().__init__()
         self.ident = ident
-
-    @pecan.expose()
-    def _lookup(self, *remainder):
-        if remainder:  # nothing lies below
-            raise webob.exc.HTTPNotFound()
 
     def _allocation(self, action):
         return access.authorize_allocation(
             action, _with_suffix(_fetch_allocation, self.ident), self.ident)
 
+    @pecan.expose('json', generic=True)
+    def index(self, *args, **kwargs):
+        base.not_allowed('DELETE, GET, PATCH')
+
+    @index.when(method='GET', **base.WSME_JSON)
     @base.expose(types.Allocation, wtypes.text)
-    def get(self, fields=None):
+    def _get(self, fields=None):
         utils.check_arguments(pecan.request.GET, ('fields',))
         names = utils.parse_fields(fields, allowed_fields())
         allocation = self._allocation('baremetal:allocation:get')
         return types.Allocation.from_document(
             utils.select_fields(render(allocation), names))
 
+    @index.when(method='PATCH', **base.WSME_JSON)
     @base.expose(types.Allocation, body=types.jsontype)
-    def patch(self, patch=None):
+    def _patch(self, patch=None):
         if not utils.allowed(PATCH_VERSION):
             raise webob.exc.HTTPMethodNotAllowed()
         patch = utils.json_body(patch)
@@ -340,18 +345,18 @@ class AllocationController(rest.RestController):
                 utils.context(), allocation.id, changes)
         return types.Allocation.from_document(render(allocation))
 
+    @index.when(method='DELETE', **base.WSME_JSON)
     @base.expose(None, status_code=204)
-    def delete(self):
+    def _delete(self):
         utils.rpcapi().destroy_allocation(
             utils.context(), self._allocation('baremetal:allocation:delete'))
 
 
-class NodeAllocationController(rest.RestController):
+class NodeAllocationController:
     """``/v1/nodes/{node_ident}/allocation``: the allocation of one node
     (the node controller routes here with the node's ident)."""
 
     def __init__(self, node_ident):
-        super().__init__()
         self.node_ident = node_ident
 
     @pecan.expose()
@@ -371,15 +376,21 @@ class NodeAllocationController(rest.RestController):
         return access.authorize_allocation(action, allocation,
                                            conceal=False)
 
+    @pecan.expose('json', generic=True)
+    def index(self, *args, **kwargs):
+        base.not_allowed('DELETE, GET')
+
+    @index.when(method='GET', **base.WSME_JSON)
     @base.expose(types.Allocation, wtypes.text)
-    def get(self, fields=None):
+    def _get(self, fields=None):
         utils.check_arguments(pecan.request.GET, ('fields',))
         names = utils.parse_fields(fields, allowed_fields())
         allocation = self._allocation('baremetal:allocation:get')
         return types.Allocation.from_document(
             utils.select_fields(render(allocation), names))
 
+    @index.when(method='DELETE', **base.WSME_JSON)
     @base.expose(None, status_code=204)
-    def delete(self):
+    def _delete(self):
         utils.rpcapi().destroy_allocation(
             utils.context(), self._allocation('baremetal:allocation:delete'))

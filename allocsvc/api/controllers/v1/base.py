@@ -8,7 +8,10 @@ an exception becomes Ironic's fault document, its status the exception's
 ``ParsableErrors`` then wraps it in ``error_message``.
 """
 
+import inspect
+
 import pecan
+import webob.exc
 from wsmeext import pecan as wsme_pecan
 
 from allocsvc.api.controllers.v1 import versions
@@ -41,10 +44,43 @@ def resource_links(resource, args=''):
             make_link('bookmark', resource, args, bookmark=True)]
 
 
+# For a handler registered with a generic ``index`` (``index.when``):
+# Pecan renders its result through WSME, as ``expose`` asks.
+WSME_JSON = {'template': 'wsmejson:', 'content_type': 'application/json'}
+
+
+class Resource:
+    """A controller whose paths end with it and its attributes: Pecan
+    calls ``_lookup`` with the rest of a path it found no attribute for.
+    Without it, Pecan would give those segments to the generic ``index``
+    as its arguments (``/v1/allocations/x/y`` read as ``?fields=y``)."""
+
+    @pecan.expose()
+    def _lookup(self, *remainder):
+        raise webob.exc.HTTPNotFound()
+
+
+def not_allowed(allow):
+    """What a generic ``index`` answers to a method none of its handlers
+    takes: 405 with ``Allow`` (e.g. ``'DELETE, GET'``)."""
+    raise webob.exc.HTTPMethodNotAllowed(headers={'Allow': allow})
+
+
 def expose(*args, **kwargs):
     """``wsmeext.pecan.wsexpose`` for JSON only (as Ironic's API), with
     extra query parameters left to the handler, which refuses them with
-    Ironic's message (``utils.check_arguments``)."""
+    Ironic's message (``utils.check_arguments``).
+
+    The endpoint WSME makes takes ``(self, *args, **kwargs)``; it carries
+    the handler's own signature, which is what Pecan reads (also when a
+    generic ``index`` registers it with ``when``) to pass only the
+    parameters the handler declares."""
     kwargs.setdefault('rest_content_types', ('json',))
     kwargs.setdefault('ignore_extra_args', True)
-    return wsme_pecan.wsexpose(*args, **kwargs)
+    wsexpose = wsme_pecan.wsexpose(*args, **kwargs)
+
+    def decorate(handler):
+        endpoint = wsexpose(handler)
+        endpoint.__signature__ = inspect.signature(handler)
+        return endpoint
+    return decorate

@@ -12,8 +12,6 @@ row per conductor process), so it is read whole and paged here.
 """
 
 import pecan
-from pecan import rest
-import webob.exc
 from wsme import types as wtypes
 
 from allocsvc.api.controllers.v1 import access
@@ -84,7 +82,7 @@ def _check_hostname(hostname):
         raise exception.ConductorNotFound(hostname.replace('\x00', '\\x00'))
 
 
-class ConductorsController(rest.RestController):
+class ConductorsController:
     """``/v1/conductors``; ``/v1/conductors/{hostname}`` is a
     ``ConductorController`` (see ``_lookup``)."""
 
@@ -92,10 +90,15 @@ class ConductorsController(rest.RestController):
     def _lookup(self, hostname, *remainder):
         return ConductorController(hostname), list(remainder)
 
+    @pecan.expose('json', generic=True)
+    def index(self, *args, **kwargs):
+        base.not_allowed('GET')
+
+    @index.when(method='GET', **base.WSME_JSON)
     @base.expose(types.ConductorCollection, wtypes.text, wtypes.text,
                  wtypes.text, wtypes.text, wtypes.text, wtypes.text)
-    def get_all(self, detail=None, fields=None, limit=None, marker=None,
-                sort_key='id', sort_dir='asc'):
+    def _list(self, detail=None, fields=None, limit=None, marker=None,
+              sort_key='id', sort_dir='asc'):
         utils.check_arguments(pecan.request.GET, LIST_PARAMS)
         access.authorize('baremetal:conductor:get')
         detail_given = detail
@@ -123,20 +126,19 @@ class ConductorsController(rest.RestController):
         return types.ConductorCollection.from_document(document)
 
 
-class ConductorController(rest.RestController):
+class ConductorController(base.Resource):
     """``/v1/conductors/{hostname}``."""
 
     def __init__(self, hostname):
-        super().__init__()
         self.hostname = hostname
 
-    @pecan.expose()
-    def _lookup(self, *remainder):
-        if remainder:  # nothing lies below
-            raise webob.exc.HTTPNotFound()
+    @pecan.expose('json', generic=True)
+    def index(self, *args, **kwargs):
+        base.not_allowed('GET')
 
+    @index.when(method='GET', **base.WSME_JSON)
     @base.expose(types.Conductor, wtypes.text)
-    def get(self, fields=None):
+    def _get(self, fields=None):
         utils.check_arguments(pecan.request.GET, ('fields',))
         access.authorize('baremetal:conductor:get')
         names = utils.parse_fields(fields, FIELDS)

@@ -6,14 +6,12 @@ route table, with the version the resource appeared in) and a line in
 """
 
 import pecan
-from pecan import rest
 import webob.exc
 
 from allocsvc.api.controllers.v1 import allocation
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import conductor
 from allocsvc.api.controllers.v1 import node
-from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import versions
 
 # (name, first version) of each resource linked from GET /v1, in the order
@@ -56,8 +54,19 @@ RESOURCES = {
 }
 
 
-class V1Controller(rest.RestController):
-    """The root of the version 1 API; its resources are in RESOURCES."""
+def only_get():
+    """405 unless the request is a GET: what a version document answers
+    to any other method."""
+    if pecan.request.method != 'GET':
+        raise webob.exc.HTTPMethodNotAllowed(headers={'Allow': 'GET'})
+
+
+class V1Controller:
+    """The root of the version 1 API; its resources are in RESOURCES.
+
+    A plain Pecan controller (object dispatch), as is the root: each
+    RestController a request passes costs Pecan several inspections of
+    handler signatures, which at this level answer nothing."""
 
     @pecan.expose()
     def _lookup(self, name, *remainder):
@@ -69,8 +78,9 @@ class V1Controller(rest.RestController):
             gate()
         return controller, list(remainder)
 
-    @base.expose(types.jsontype)
-    def get(self):
+    @pecan.expose('json')
+    def index(self):
+        only_get()
         want = base.api_version()
         document = {
             'id': 'v1',

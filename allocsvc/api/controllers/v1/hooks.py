@@ -6,7 +6,8 @@ Pecan dispatches a path segment to a controller attribute of that name
 runs; both need input they can handle:
 
 * a path segment that names an attribute of a controller class that is
-  not a handler (``__class__``, ``__doc__``, ``_custom_actions``...)
+  not a path of the API (``__class__``, ``__doc__``, a handler such as
+  ``_get``, or ``index``, where Pecan finds each controller's handlers)
   would be routed into that attribute: such a segment is not found
   (404), whatever resource it would name;
 * a JSON body that is not UTF-8, not JSON, or nested too deeply for
@@ -24,7 +25,7 @@ _JSON_TYPES = ('application/json', 'application/javascript')
 def _attribute_names(controller_classes):
     """The names under which Pecan could find something other than a
     handler on one of ``controller_classes``."""
-    names = set()
+    names = {'index'}
     for cls in controller_classes:
         for name in dir(cls):
             if name.startswith('_'):

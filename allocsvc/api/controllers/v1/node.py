@@ -1,7 +1,9 @@
 """``/v1/nodes``: Ironic's node API, for the parts allocsvc serves.
 
-Routes (Pecan's ``RestController`` dispatch; a path not listed is a 404,
-a method a path does not take a 405 with ``Allow``)::
+Routes (Pecan's object dispatch: sub-resources are attributes, a node's
+ident goes through ``_lookup``, and each resource's generic ``index``
+takes the methods it lists; a path not listed is a 404, a method a path
+does not take a 405 with ``Allow``)::
 
     GET, POST           /v1/nodes                    NodesController
     GET                 /v1/nodes/detail
@@ -22,7 +24,6 @@ under the node's lock.
 
 
 import pecan
-from pecan import rest
 import webob.exc
 
 from allocsvc import objects
@@ -65,22 +66,12 @@ def _check_ident(ident):
         raise webob.exc.HTTPBadRequest(detail=exc.message)
 
 
-class NodesController(rest.RestController):
+class NodesController:
     """The node collection; ``/v1/nodes/{node}`` and what lies below it
     are a ``NodeController`` (see ``_lookup``)."""
 
-    _custom_actions = {'detail': ['GET']}
-
     @pecan.expose()
     def _lookup(self, ident, *remainder):
-        if ident == 'detail':
-            # GET /v1/nodes/detail is the detail action; Pecan asks here
-            # too, and for the other methods.
-            if remainder:
-                raise webob.exc.HTTPNotFound()
-            if pecan.request.method == 'GET':
-                return None
-            raise webob.exc.HTTPMethodNotAllowed(headers={'Allow': 'GET'})
         if any('\x00' in segment for segment in (ident,) + remainder):
             raise webob.exc.HTTPBadRequest(
                 detail='The request path contains a NUL character.')
@@ -96,8 +87,13 @@ class NodesController(rest.RestController):
     # The handlers read the query themselves (``node_common.query``):
     # which filters exist depends on the request's version.
 
+    @pecan.expose('json', generic=True)
+    def index(self, *args, **kwargs):
+        base.not_allowed('GET, POST')
+
+    @index.when(method='GET', **base.WSME_JSON)
     @base.expose(types.NodeCollection)
-    def get_all(self):
+    def _list(self):
         project = access.node_list_project()
         params = node_common.query()
         utils.check_arguments(params, set(_FILTERS) | set(_PAGING) |
@@ -115,8 +111,13 @@ class NodesController(rest.RestController):
             fields = list(node_schema.LIST_FIELDS)
         return self._collection('nodes', params, fields, project)
 
+    @pecan.expose('json', generic=True)
+    def detail(self, *args, **kwargs):
+        base.not_allowed('GET')
+
+    @detail.when(method='GET', **base.WSME_JSON)
     @base.expose(types.NodeCollection)
-    def detail(self):
+    def _detail(self):
         project = access.node_list_project()
         params = node_common.query()
         utils.check_arguments(params, set(_FILTERS) | set(_PAGING))
@@ -168,8 +169,9 @@ class NodesController(rest.RestController):
             filters['conductor_group'] = filters['conductor_group'].lower()
         return filters
 
+    @index.when(method='POST', **base.WSME_JSON)
     @base.expose(types.Node, body=types.jsontype, status_code=201)
-    def post(self, body=None):
+    def _post(self, body=None):
         node_common.query_without_arguments()
         body = node_common.json_object(body)
         owner = access.node_create_owner(body)
@@ -195,28 +197,23 @@ class NodesController(rest.RestController):
         return types.Node.from_document(node_common.render(node))
 
 
-class NodeController(rest.RestController):
+class NodeController(base.Resource):
     """``/v1/nodes/{node}`` (by UUID or name) and its sub-resources."""
 
-    SUBRESOURCES = ('states', 'maintenance', 'traits', 'allocation')
-
     def __init__(self, ident):
-        super().__init__()
         self.ident = ident
         self.states = node_states.NodeStatesController(ident)
         self.maintenance = node_states.NodeMaintenanceController(ident)
         self.traits = node_traits.NodeTraitsController(ident)
         self.allocation = allocation_api.NodeAllocationController(ident)
 
-    @pecan.expose()
-    def _lookup(self, *remainder):
-        # Pecan also calls this when a sub-resource refused the request
-        # (a 405 there stays a 405).
-        if remainder and remainder[0] not in self.SUBRESOURCES:
-            raise webob.exc.HTTPNotFound()
+    @pecan.expose('json', generic=True)
+    def index(self, *args, **kwargs):
+        base.not_allowed('DELETE, GET, PATCH')
 
+    @index.when(method='GET', **base.WSME_JSON)
     @base.expose(types.Node)
-    def get(self):
+    def _get(self):
         ident = self.ident
         params = node_common.query()
         utils.check_arguments(params, ('fields',))
@@ -225,8 +222,9 @@ class NodeController(rest.RestController):
         access.authorize_node('baremetal:node:get', node, ident)
         return types.Node.from_document(node_common.render(node, fields))
 
+    @index.when(method='PATCH', **base.WSME_JSON)
     @base.expose(types.Node, body=types.jsontype)
-    def patch(self, patch=None):
+    def _patch(self, patch=None):
         ident = self.ident
         node_common.query_without_arguments()
         patch = utils.json_body(patch)
@@ -259,8 +257,9 @@ class NodeController(rest.RestController):
             expected={name: current[name] for name in changes})
         return types.Node.from_document(node_common.render(node))
 
+    @index.when(method='DELETE', **base.WSME_JSON)
     @base.expose(None, status_code=204)
-    def delete(self):
+    def _delete(self):
         ident = self.ident
         node_common.query_without_arguments()
         node = node_common.get_node(ident, with_suffix=True)

@@ -10,8 +10,6 @@ its new state.
 """
 
 import pecan
-from pecan import rest
-import webob.exc
 
 from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import base
@@ -47,18 +45,12 @@ def _string(body, name, required=False):
     return node_schema.check_text(name, value)
 
 
-class _OneNode(rest.RestController):
+class _OneNode(base.Resource):
     """A controller of something of one node, whose ident it keeps;
     nothing lies below it (404)."""
 
     def __init__(self, ident):
-        super().__init__()
         self.ident = ident
-
-    @pecan.expose()
-    def _lookup(self, *remainder):
-        if remainder:
-            raise webob.exc.HTTPNotFound()
 
 
 class NodeStatesController(_OneNode):
@@ -69,14 +61,13 @@ class NodeStatesController(_OneNode):
         self.power = NodePowerStateController(ident)
         self.provision = NodeProvisionStateController(ident)
 
-    @pecan.expose()
-    def _lookup(self, *remainder):
-        # As NodeController's: a refusal below stays what it is.
-        if remainder and remainder[0] not in ('power', 'provision'):
-            raise webob.exc.HTTPNotFound()
+    @pecan.expose('json', generic=True)
+    def index(self, *args, **kwargs):
+        base.not_allowed('GET')
 
+    @index.when(method='GET', **base.WSME_JSON)
     @base.expose(types.NodeStates)
-    def get(self):
+    def _get(self):
         node_common.query_without_arguments()
         node = node_common.get_node(self.ident)
         access.authorize_node('baremetal:node:get_states', node, self.ident)
@@ -95,8 +86,13 @@ class NodeStatesController(_OneNode):
 class NodePowerStateController(_OneNode):
     """``PUT /v1/nodes/{node}/states/power``."""
 
+    @pecan.expose('json', generic=True)
+    def index(self, *args, **kwargs):
+        base.not_allowed('PUT')
+
+    @index.when(method='PUT', **base.WSME_JSON)
     @base.expose(None, body=types.jsontype, status_code=202)
-    def put(self, body=None):
+    def _put(self, body=None):
         ident = self.ident
         body = node_common.json_object(body)
         utils.check_arguments(body, ('target', 'timeout'))
@@ -123,8 +119,13 @@ class NodePowerStateController(_OneNode):
 class NodeProvisionStateController(_OneNode):
     """``PUT /v1/nodes/{node}/states/provision``."""
 
+    @pecan.expose('json', generic=True)
+    def index(self, *args, **kwargs):
+        base.not_allowed('PUT')
+
+    @index.when(method='PUT', **base.WSME_JSON)
     @base.expose(None, body=types.jsontype, status_code=202)
-    def put(self, body=None):
+    def _put(self, body=None):
         ident = self.ident
         body = node_common.json_object(body)
         utils.check_arguments(body, ('target', 'configdrive',
@@ -186,8 +187,13 @@ class NodeProvisionStateController(_OneNode):
 class NodeMaintenanceController(_OneNode):
     """``/v1/nodes/{node}/maintenance``."""
 
+    @pecan.expose('json', generic=True)
+    def index(self, *args, **kwargs):
+        base.not_allowed('DELETE, PUT')
+
+    @index.when(method='PUT', **base.WSME_JSON)
     @base.expose(None, body=types.jsontype, status_code=202)
-    def put(self, body=None):
+    def _put(self, body=None):
         ident = self.ident
         body = node_common.json_object(body, allow_empty=True)
         params = node_common.query()
@@ -200,8 +206,9 @@ class NodeMaintenanceController(_OneNode):
         access.authorize_node('baremetal:node:set_maintenance', node, ident)
         utils.rpcapi().set_maintenance(utils.context(), node, True, reason)
 
+    @index.when(method='DELETE', **base.WSME_JSON)
     @base.expose(None, status_code=202)
-    def delete(self):
+    def _delete(self):
         ident = self.ident
         node_common.query_without_arguments()
         node = node_common.get_node(ident)

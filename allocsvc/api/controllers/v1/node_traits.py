@@ -6,8 +6,6 @@ re-checks a node's traits under it before allocating the node.
 """
 
 import pecan
-from pecan import rest
-import webob.exc
 
 from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import base
@@ -22,28 +20,33 @@ _ONE_OR_ALL = ('A single node trait may be added via PUT /v1/nodes/<node '
                'with the list of traits specified in the request body.')
 
 
-class NodeTraitsController(rest.RestController):
+class NodeTraitsController:
     """``/v1/nodes/{node}/traits``; ``.../traits/{trait}`` is a
     ``NodeTraitController`` (see ``_lookup``)."""
 
     def __init__(self, ident):
-        super().__init__()
         self.ident = ident
 
     @pecan.expose()
     def _lookup(self, trait, *remainder):
         return NodeTraitController(self.ident, trait), list(remainder)
 
+    @pecan.expose('json', generic=True)
+    def index(self, *args, **kwargs):
+        base.not_allowed('DELETE, GET, PUT')
+
+    @index.when(method='GET', **base.WSME_JSON)
     @base.expose(types.TraitsCollection)
-    def get_all(self):
+    def _list(self):
         node_common.query_without_arguments()
         node = node_common.get_node(self.ident)
         access.authorize_node('baremetal:node:traits:list', node, self.ident)
         return types.TraitsCollection.from_document(
             {'traits': list(node.traits)})
 
+    @index.when(method='PUT', **base.WSME_JSON)
     @base.expose(None, body=types.jsontype, status_code=204)
-    def put(self, body=None):
+    def _put(self, body=None):
         node_common.query_without_arguments()
         body = node_common.json_object(body, allow_empty=True)
         node_schema.check_traits_body(body)
@@ -53,29 +56,29 @@ class NodeTraitsController(rest.RestController):
         access.authorize_node('baremetal:node:traits:set', node, self.ident)
         utils.rpcapi().set_node_traits(utils.context(), node, body['traits'])
 
+    @index.when(method='DELETE', **base.WSME_JSON)
     @base.expose(None, status_code=204)
-    def delete(self):
+    def _delete(self):
         node_common.query_without_arguments()
         node = node_common.get_node(self.ident)
         access.authorize_node('baremetal:node:traits:delete', node, self.ident)
         utils.rpcapi().remove_node_traits(utils.context(), node)
 
 
-class NodeTraitController(rest.RestController):
+class NodeTraitController(base.Resource):
     """``/v1/nodes/{node}/traits/{trait}``."""
 
     def __init__(self, ident, trait):
-        super().__init__()
         self.ident = ident
         self.trait = trait
 
-    @pecan.expose()
-    def _lookup(self, *remainder):
-        if remainder:  # nothing lies below
-            raise webob.exc.HTTPNotFound()
+    @pecan.expose('json', generic=True)
+    def index(self, *args, **kwargs):
+        base.not_allowed('DELETE, PUT')
 
+    @index.when(method='PUT', **base.WSME_JSON)
     @base.expose(None, body=types.jsontype, status_code=204)
-    def put(self, body=None):
+    def _put(self, body=None):
         node_common.query_without_arguments()
         node_schema.check_trait(self.trait)
         if node_common.json_object(body, allow_empty=True):
@@ -86,8 +89,9 @@ class NodeTraitController(rest.RestController):
         utils.rpcapi().add_node_trait(utils.context(), node, self.trait)
         node_common.set_location(self.ident, 'traits', self.trait)
 
+    @index.when(method='DELETE', **base.WSME_JSON)
     @base.expose(None, status_code=204)
-    def delete(self):
+    def _delete(self):
         node_common.query_without_arguments()
         node = node_common.get_node(self.ident)
         access.authorize_node('baremetal:node:traits:delete', node, self.ident)
