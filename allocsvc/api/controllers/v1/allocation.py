@@ -304,7 +304,23 @@ class AllocationsController:
         return types.Allocation.from_document(document)
 
 
-class AllocationController(base.Resource):
+class _OneAllocation:
+    """What the two paths of one allocation share; ``_allocation(action)``
+    is the allocation, if the caller may ``action`` it."""
+
+    def _show(self, fields):
+        utils.check_arguments(pecan.request.GET, ('fields',))
+        names = utils.parse_fields(fields, allowed_fields())
+        allocation = self._allocation('baremetal:allocation:get')
+        return types.Allocation.from_document(
+            utils.select_fields(render(allocation), names))
+
+    def _destroy(self):
+        utils.rpcapi().destroy_allocation(
+            utils.context(), self._allocation('baremetal:allocation:delete'))
+
+
+class AllocationController(_OneAllocation, base.Resource):
     """``/v1/allocations/{ident}``: one allocation, by UUID or name."""
 
     def __init__(self, ident):
@@ -321,11 +337,7 @@ class AllocationController(base.Resource):
     @index.when(method='GET', **base.WSME_JSON)
     @base.expose(types.Allocation, wtypes.text)
     def _get(self, fields=None):
-        utils.check_arguments(pecan.request.GET, ('fields',))
-        names = utils.parse_fields(fields, allowed_fields())
-        allocation = self._allocation('baremetal:allocation:get')
-        return types.Allocation.from_document(
-            utils.select_fields(render(allocation), names))
+        return self._show(fields)
 
     @index.when(method='PATCH', **base.WSME_JSON)
     @base.expose(types.Allocation, body=types.jsontype)
@@ -348,11 +360,10 @@ class AllocationController(base.Resource):
     @index.when(method='DELETE', **base.WSME_JSON)
     @base.expose(None, status_code=204)
     def _delete(self):
-        utils.rpcapi().destroy_allocation(
-            utils.context(), self._allocation('baremetal:allocation:delete'))
+        self._destroy()
 
 
-class NodeAllocationController:
+class NodeAllocationController(_OneAllocation):
     """``/v1/nodes/{node_ident}/allocation``: the allocation of one node
     (the node controller routes here with the node's ident)."""
 
@@ -383,14 +394,9 @@ class NodeAllocationController:
     @index.when(method='GET', **base.WSME_JSON)
     @base.expose(types.Allocation, wtypes.text)
     def _get(self, fields=None):
-        utils.check_arguments(pecan.request.GET, ('fields',))
-        names = utils.parse_fields(fields, allowed_fields())
-        allocation = self._allocation('baremetal:allocation:get')
-        return types.Allocation.from_document(
-            utils.select_fields(render(allocation), names))
+        return self._show(fields)
 
     @index.when(method='DELETE', **base.WSME_JSON)
     @base.expose(None, status_code=204)
     def _delete(self):
-        utils.rpcapi().destroy_allocation(
-            utils.context(), self._allocation('baremetal:allocation:delete'))
+        self._destroy()
