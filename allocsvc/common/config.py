@@ -153,6 +153,13 @@ conductor_opts = [
              'traits), and no node is ever held by a bare-metal allocation '
              'and another Placement consumer at once. Every conductor of a '
              'deployment must use the same back end.'),
+    cfg.BoolOpt(
+        'allow_deleting_available_nodes', default=True,
+        help='Whether a node in the "available" provision state (and out '
+             'of maintenance, with no instance) may be deleted, as Ironic '
+             'allows by default. Nodes in "enroll" and "manageable" may '
+             'always be deleted, nodes in maintenance in any state; a node '
+             'a Placement consumer holds never is.'),
     cfg.IntOpt(
         'workers_pool_size', default=16, min=1,
         help='How many threads of a conductor run allocations at once.'),

@@ -92,7 +92,8 @@ NODE_STATES = STABLE_STATES + FAILURE_STATES + tuple(_TARGETS)
 # while a provisioning action is in flight, as Ironic's UPDATE_ALLOWED.
 UPDATE_ALLOWED_STATES = (ENROLL, MANAGEABLE, AVAILABLE, VERIFYING,
                          CLEANFAIL, DEPLOYFAIL, ERROR)
-# Where a node out of maintenance may be deleted.
+# Where a node out of maintenance may always be deleted (``available``
+# too, unless [conductor] allow_deleting_available_nodes is off).
 DELETE_ALLOWED_STATES = (ENROLL, MANAGEABLE)
 
 # -- power states ------------------------------------------------------------

@@ -175,8 +175,10 @@ class ConductorManager:
     @messaging.expose
     @rpc.translate_errors
     def destroy_node(self, context, node):
-        provisioning.destroy_node(_worker_context(context), node.id,
-                                  self._locker())
+        provisioning.destroy_node(
+            _worker_context(context), node.id, self._locker(),
+            allow_available=self.conf.conductor
+            .allow_deleting_available_nodes)
 
     @messaging.expose
     @rpc.translate_errors

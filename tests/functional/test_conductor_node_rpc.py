@@ -248,9 +248,15 @@ def test_destroy_node(harness):
 
 def test_destroy_node_rules(harness):
     node = harness.node('n')
-    with pytest.raises(exception.InvalidState) as info:
-        harness.rpcapi.destroy_node(harness.context,
-                                    _node_object(harness, node))
+    harness.conf.set_override('allow_deleting_available_nodes', False,
+                              group='conductor')
+    try:
+        with pytest.raises(exception.InvalidState) as info:
+            harness.rpcapi.destroy_node(harness.context,
+                                        _node_object(harness, node))
+    finally:
+        harness.conf.clear_override('allow_deleting_available_nodes',
+                                    group='conductor')
     assert info.value.status == 409
     assert str(info.value) == (
         'Can not delete node "%s" while it is in provision state '
@@ -264,6 +270,10 @@ def test_destroy_node_rules(harness):
                                     _node_object(harness, used))
     assert _fresh(harness, node).reservation is None
     assert _fresh(harness, used).reservation is None
+    # By default, as Ironic's, an available node may be deleted.
+    harness.rpcapi.destroy_node(harness.context, _node_object(harness, node))
+    with pytest.raises(exception.NodeNotFound):
+        _fresh(harness, node)
 
 
 def test_set_maintenance(harness):

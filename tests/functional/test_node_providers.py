@@ -25,7 +25,9 @@ Scenarios:
 
 import pytest
 
+from allocsvc import objects
 from allocsvc.api import app as api_app
+from allocsvc.common import exception
 from allocsvc.common import states
 from allocsvc.db.baremetal import allocations as db_allocations
 from allocsvc.db.baremetal import candidates as db_candidates
@@ -214,6 +216,26 @@ def test_a_held_node_is_never_bound(harness):
     final = harness.final(harness.allocate().id)
     assert final.node_uuid == free.uuid
     assert _holders(harness, held) == [NOVA]
+
+
+def test_an_available_node_a_consumer_holds_is_not_deleted(harness):
+    """Available nodes may be deleted (as Ironic), but not from under a
+    Placement consumer: 409, and the node and the claim stay."""
+    held = harness.node('held')
+    assert _claim(harness, held).status_int == 204
+    with pytest.raises(exception.ProviderInUse) as info:
+        harness.rpcapi.destroy_node(harness.context,
+                                    objects.Node.get(harness.context,
+                                                     held.id))
+    assert info.value.status == 409
+    assert 'has allocations of consumer(s) %s' % NOVA in str(info.value)
+    assert nodes.get_by_id(harness.context, held.id).reservation is None
+    assert _holders(harness, held) == [NOVA]
+    free = harness.node('free')
+    harness.rpcapi.destroy_node(harness.context,
+                                objects.Node.get(harness.context, free.id))
+    with pytest.raises(exception.NodeNotFound):
+        nodes.get_by_id(harness.context, free.id)
 
 
 def test_database_batches_leave_held_nodes_out(placement):

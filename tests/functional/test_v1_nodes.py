@@ -656,16 +656,23 @@ def test_delete_rules(database):
     assert call('GET', '/v1/nodes/' + enrolled['uuid']).status_int == 404
     assert call('DELETE', '/v1/nodes/e').status_int == 404
 
-    node = available(name='avail')
-    resp = call('DELETE', '/v1/nodes/avail')
+    # As Ironic (allow_deleting_available_nodes): an available node goes;
+    # clients clean up so.
+    available(name='avail')
+    assert call('DELETE', '/v1/nodes/avail').status_int == 204
+    assert call('GET', '/v1/nodes/avail').status_int == 404
+
+    deployed = available(name='deployed')
+    call('PUT', '/v1/nodes/deployed/states/provision', {'target': 'active'})
+    resp = call('DELETE', '/v1/nodes/deployed')
     assert resp.status_int == 409
     assert message(resp) == (
         'Can not delete node "%s" while it is in provision state '
-        '"available". Valid provision states to perform deletion are: '
-        '"enroll, manageable", or set the node into maintenance mode'
-        % node['uuid'])
-    call('PUT', '/v1/nodes/avail/maintenance', {'reason': 'bye'})
-    assert call('DELETE', '/v1/nodes/avail').status_int == 204
+        '"active". Valid provision states to perform deletion are: '
+        '"enroll, manageable, available", or set the node into '
+        'maintenance mode' % deployed['uuid'])
+    call('PUT', '/v1/nodes/deployed/maintenance', {'reason': 'bye'})
+    assert call('DELETE', '/v1/nodes/deployed').status_int == 204
 
     create(name='inst', instance_uuid=str(uuid.uuid4()))
     resp = call('DELETE', '/v1/nodes/inst')

@@ -188,14 +188,19 @@ def _update(context, node_id, changes, host, expected):
         expect={'provision_state': node.provision_state})
 
 
-def destroy_node(context, node_id, locker):
+def destroy_node(context, node_id, locker, allow_available=True):
     """Delete the node (with its traits and allocation) under its lock.
     Out of maintenance, a node with an instance is NodeAssociated (409)
-    and one outside enroll and manageable is InvalidState (409)."""
+    and one outside enroll, manageable and (if ``allow_available``, as
+    Ironic's ``allow_deleting_available_nodes``) available is
+    InvalidState (409)."""
+    allowed = states.DELETE_ALLOWED_STATES
+    if allow_available:
+        allowed += (states.AVAILABLE,)
     destroyed = False
     try:
         with locker.hold(context, node_id):
-            _destroy(context, node_id, locker.host)
+            _destroy(context, node_id, locker.host, allowed)
             destroyed = True
     except exception.NodeNotFound:
         # Releasing the lock of a node that is gone finds no node.
@@ -205,20 +210,19 @@ def destroy_node(context, node_id, locker):
 
 @db_api.retry_on_deadlock
 @db_api.writer
-def _destroy(context, node_id, host):
+def _destroy(context, node_id, host, allowed):
     node = nodes.get_in_transaction(context, node_id)
     if node.reservation != host:
         raise exception.NodeNotLocked(node.uuid, host)
     if not node.maintenance:
         if node.instance_uuid is not None:
             raise exception.NodeAssociated(node.uuid, node.instance_uuid)
-        if node.provision_state not in states.DELETE_ALLOWED_STATES:
+        if node.provision_state not in allowed:
             raise exception.InvalidState(
                 'Can not delete node "%s" while it is in provision state '
                 '"%s". Valid provision states to perform deletion are: '
                 '"%s", or set the node into maintenance mode'
-                % (node.uuid, node.provision_state,
-                   ', '.join(states.DELETE_ALLOWED_STATES)))
+                % (node.uuid, node.provision_state, ', '.join(allowed)))
     nodes.destroy_in_transaction(context, node_id)
 
 
