@@ -218,8 +218,8 @@ class NodeController(base.Resource):
         params = node_common.query()
         utils.check_arguments(params, ('fields',))
         fields = node_common.parse_fields(params.get('fields'))
-        node = node_common.get_node(ident, with_suffix=True)
-        access.authorize_node('baremetal:node:get', node, ident)
+        node = node_common.authorized_node(
+            ident, 'baremetal:node:get', with_suffix=True)
         return types.Node.from_document(node_common.render(node, fields))
 
     @index.when(method='PATCH', **base.WSME_JSON)

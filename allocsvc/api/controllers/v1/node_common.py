@@ -42,6 +42,15 @@ def get_node(ident, with_suffix=False):
     return _lookup(stripped)
 
 
+def authorized_node(ident, action, with_suffix=False):
+    """The node ``ident`` names (see ``get_node``), if the caller may
+    ``action`` it: 404 for a node it may not even see, 403 for one it
+    may see but not ``action`` (``access.authorize_node``)."""
+    node = get_node(ident, with_suffix=with_suffix)
+    access.authorize_node(action, node, ident)
+    return node
+
+
 def provision_state(state):
     """The provision state as a client of the request's version knows
     it: before 1.2, ``available`` was called null (NOSTATE)."""

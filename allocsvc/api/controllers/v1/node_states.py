@@ -11,7 +11,6 @@ its new state.
 
 import pecan
 
-from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import node_schema
@@ -69,8 +68,8 @@ class NodeStatesController(_OneNode):
     @base.expose(types.NodeStates)
     def _get(self):
         node_common.query_without_arguments()
-        node = node_common.get_node(self.ident)
-        access.authorize_node('baremetal:node:get_states', node, self.ident)
+        node = node_common.authorized_node(
+            self.ident, 'baremetal:node:get_states')
         return types.NodeStates.from_document({
             'last_error': node.last_error,
             'power_state': node.power_state,
@@ -98,8 +97,8 @@ class NodePowerStateController(_OneNode):
         utils.check_arguments(body, ('target', 'timeout'))
         target = _string(body, 'target', required=True)
         timeout = body.get('timeout')
-        node = node_common.get_node(ident)
-        access.authorize_node('baremetal:node:set_power_state', node, ident)
+        node = node_common.authorized_node(
+            ident, 'baremetal:node:set_power_state')
         if (target in _SOFT_TARGETS or timeout is not None) and \
                 not utils.allowed((1, 27)):
             raise utils.NotAcceptable('Request not acceptable.')
@@ -132,9 +131,8 @@ class NodeProvisionStateController(_OneNode):
                                      'clean_steps', 'deploy_steps',
                                      'rescue_password'))
         target = _string(body, 'target', required=True)
-        node = node_common.get_node(ident)
-        access.authorize_node('baremetal:node:set_provision_state', node,
-                              ident)
+        node = node_common.authorized_node(
+            ident, 'baremetal:node:set_provision_state')
         since = _VERB_SINCE.get(target)
         if since is not None and not utils.allowed(since):
             raise utils.NotAcceptable('Request not acceptable.')
@@ -202,8 +200,8 @@ class NodeMaintenanceController(_OneNode):
         reason = _string(body, 'reason')
         if reason is None:
             reason = params.get('reason')
-        node = node_common.get_node(ident)
-        access.authorize_node('baremetal:node:set_maintenance', node, ident)
+        node = node_common.authorized_node(
+            ident, 'baremetal:node:set_maintenance')
         utils.rpcapi().set_maintenance(utils.context(), node, True, reason)
 
     @index.when(method='DELETE', **base.WSME_JSON)
@@ -211,7 +209,6 @@ class NodeMaintenanceController(_OneNode):
     def _delete(self):
         ident = self.ident
         node_common.query_without_arguments()
-        node = node_common.get_node(ident)
-        access.authorize_node('baremetal:node:clear_maintenance', node,
-                              ident)
+        node = node_common.authorized_node(
+            ident, 'baremetal:node:clear_maintenance')
         utils.rpcapi().set_maintenance(utils.context(), node, False)

@@ -7,7 +7,6 @@ re-checks a node's traits under it before allocating the node.
 
 import pecan
 
-from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import node_schema
@@ -39,8 +38,8 @@ class NodeTraitsController:
     @base.expose(types.TraitsCollection)
     def _list(self):
         node_common.query_without_arguments()
-        node = node_common.get_node(self.ident)
-        access.authorize_node('baremetal:node:traits:list', node, self.ident)
+        node = node_common.authorized_node(
+            self.ident, 'baremetal:node:traits:list')
         return types.TraitsCollection.from_document(
             {'traits': list(node.traits)})
 
@@ -52,16 +51,16 @@ class NodeTraitsController:
         node_schema.check_traits_body(body)
         if body.get('traits') is None:
             raise utils.BadRequest(_ONE_OR_ALL)
-        node = node_common.get_node(self.ident)
-        access.authorize_node('baremetal:node:traits:set', node, self.ident)
+        node = node_common.authorized_node(
+            self.ident, 'baremetal:node:traits:set')
         utils.rpcapi().set_node_traits(utils.context(), node, body['traits'])
 
     @index.when(method='DELETE', **base.WSME_JSON)
     @base.expose(None, status_code=204)
     def _delete(self):
         node_common.query_without_arguments()
-        node = node_common.get_node(self.ident)
-        access.authorize_node('baremetal:node:traits:delete', node, self.ident)
+        node = node_common.authorized_node(
+            self.ident, 'baremetal:node:traits:delete')
         utils.rpcapi().remove_node_traits(utils.context(), node)
 
 
@@ -84,8 +83,8 @@ class NodeTraitController(base.Resource):
         if node_common.json_object(body, allow_empty=True):
             raise utils.BadRequest('No body should be provided when adding '
                                    'a trait')
-        node = node_common.get_node(self.ident)
-        access.authorize_node('baremetal:node:traits:set', node, self.ident)
+        node = node_common.authorized_node(
+            self.ident, 'baremetal:node:traits:set')
         utils.rpcapi().add_node_trait(utils.context(), node, self.trait)
         node_common.set_location(self.ident, 'traits', self.trait)
 
@@ -93,7 +92,7 @@ class NodeTraitController(base.Resource):
     @base.expose(None, status_code=204)
     def _delete(self):
         node_common.query_without_arguments()
-        node = node_common.get_node(self.ident)
-        access.authorize_node('baremetal:node:traits:delete', node, self.ident)
+        node = node_common.authorized_node(
+            self.ident, 'baremetal:node:traits:delete')
         utils.rpcapi().remove_node_traits(utils.context(), node,
                                           self.trait)
