@@ -128,26 +128,22 @@ class ConductorAPI:
             raise exception.NoConductorAvailable(
                 'conductor %s did not answer in time' % hostname)
 
-    def _check_version(self, method, version='1.1'):
-        if not self.client.can_send_version(version):
-            raise exception.ConductorTooOld(method, version)
+    def _call_1_1(self, context, method, prefer=None, **kwargs):
+        """Call ``method`` (1.1) on the conductor whose id is ``prefer``
+        (the owner of what it is about) if it is alive, else on any live
+        one."""
+        if not self.client.can_send_version('1.1'):
+            raise exception.ConductorTooOld(method, '1.1')
+        conductor = self.pick_conductor(context, prefer=prefer)
+        return self._call(context, conductor.hostname, '1.1', method,
+                          **kwargs)
 
     def _call_for_node(self, context, node, method, **kwargs):
         """Call ``method`` (1.1) about ``node`` (an ``objects.Node``) on
         the conductor that owns the node if it is alive, else on any live
         one."""
-        self._check_version(method)
-        conductor = self.pick_conductor(context,
-                                        prefer=node.conductor_affinity)
-        return self._call(context, conductor.hostname, '1.1', method,
-                          node=node, **kwargs)
-
-    def _call_any(self, context, method, **kwargs):
-        """Call ``method`` (1.1) on any live conductor."""
-        self._check_version(method)
-        conductor = self.pick_conductor(context)
-        return self._call(context, conductor.hostname, '1.1', method,
-                          **kwargs)
+        return self._call_1_1(context, method, node.conductor_affinity,
+                              node=node, **kwargs)
 
     @rpc.rebuild_errors
     def destroy_allocation(self, context, allocation):
@@ -157,18 +153,15 @@ class ConductorAPI:
         allocation while active or busy (Conflict, 409); NodeLocked (409)
         if another holder keeps the node's lock; AllocationNotFound (404)
         if it is gone."""
-        self._check_version('destroy_allocation')
-        conductor = self.pick_conductor(
-            context, prefer=allocation.conductor_affinity)
-        self._call(context, conductor.hostname, '1.1', 'destroy_allocation',
-                   allocation=allocation)
+        self._call_1_1(context, 'destroy_allocation',
+                       allocation.conductor_affinity, allocation=allocation)
 
     @rpc.rebuild_errors
     def update_allocation(self, context, allocation_id, changes):
         """Write ``changes`` (``name``, ``extra``) to allocation
         ``allocation_id``; return the ``objects.Allocation``.
         AllocationDuplicateName (409), AllocationNotFound (404)."""
-        return self._call_any(context, 'update_allocation',
+        return self._call_1_1(context, 'update_allocation',
                               allocation_id=allocation_id, changes=changes)
 
     @rpc.rebuild_errors
@@ -178,7 +171,7 @@ class ConductorAPI:
         API 1.11 (``legacy``) -- and return the ``objects.Node``.
         NoValidHost (400) for a driver nodes may not use; the unique
         clashes (409)."""
-        return self._call_any(context, 'create_node', values=values,
+        return self._call_1_1(context, 'create_node', values=values,
                               legacy=legacy)
 
     @rpc.rebuild_errors
@@ -196,7 +189,8 @@ class ConductorAPI:
     def destroy_node(self, context, node):
         """Delete ``node`` with its traits and allocation. Out of
         maintenance: NodeAssociated (409) with an instance, InvalidState
-        (409) outside enroll and manageable."""
+        (409) outside enroll, manageable and (unless ``[conductor]
+        allow_deleting_available_nodes`` is off) available."""
         self._call_for_node(context, node, 'destroy_node')
 
     @rpc.rebuild_errors
