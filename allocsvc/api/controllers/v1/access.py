@@ -322,18 +322,18 @@ def candidate_project():
 
 # -- ports and port groups ---------------------------------------------------
 
-def authorize_port(kind, action, node, not_found):
-    """For a port or port group (``kind``: 'port' or 'portgroup') of
-    ``node``: raise ``not_found`` unless the caller may see it
-    (``baremetal:<kind>:get`` against the node's owner and lessee), then
-    403 unless it may ``action`` it."""
+def authorize_port(action, node, not_found):
+    """For a port or port group of ``node``: raise ``not_found`` unless
+    the caller may see the node (``baremetal:node:get``, as Ironic
+    checks it), then 403 unless it may ``action`` (a ``baremetal:port:*``
+    or ``baremetal:portgroup:*`` rule) against the node's owner and
+    lessee."""
     if not _enforced():
         return
     target = _node_target(node)
-    if not _allowed('baremetal:%s:get' % kind, target):
+    if not _allowed('baremetal:node:get', target):
         raise not_found
-    if action != 'baremetal:%s:get' % kind:
-        _require(action, target)
+    _require(action, target)
 
 
 def port_list_project(kind):

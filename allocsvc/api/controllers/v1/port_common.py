@@ -124,8 +124,7 @@ def authorized(kind, ident, action):
     it; 404 when it may not even see it (as if there were none)."""
     record = fetch(kind, ident)
     node = objects.Node.get_by_id(utils.context(), record.node_id)
-    access.authorize_port(kind.name, kind.rule(action), node,
-                          kind.not_found(ident))
+    access.authorize_port(kind.rule(action), node, kind.not_found(ident))
     return record, node
 
 
@@ -204,6 +203,11 @@ def _filters(kind, params, node_ident, portgroup_ident):
         filters['node_id'] = _node_for_filter(node_ident).id
     if portgroup_ident:
         portgroup = fetch(PORTGROUP, portgroup_ident)
+        # A port group of a node the caller may not see does not exist.
+        access.authorize_port(
+            'baremetal:node:get',
+            objects.Node.get_by_id(utils.context(), portgroup.node_id),
+            PORTGROUP.not_found(portgroup_ident))
         filters['portgroup_id'] = portgroup.id
     if params.get('address') is not None:
         filters['address'] = schema.normalize_mac(params['address'])
@@ -217,7 +221,7 @@ def _node_for_write(kind, node_uuid):
     there is none (or the caller may not see it), as Ironic answers."""
     try:
         node = objects.Node.get_by_uuid(utils.context(), node_uuid)
-        access.authorize_port(kind.name, kind.rule('get'), node,
+        access.authorize_port('baremetal:node:get', node,
                               exception.NodeNotFound(node_uuid))
     except exception.NodeNotFound as exc:
         raise utils.BadRequest(exc.message)
@@ -251,9 +255,15 @@ def create(kind, body):
         if since is not None and not utils.allowed(since) and \
                 value is not None:
             raise not_acceptable()
+    if body.get('name') is not None and \
+            not utils.is_valid_logical_name(body['name']):
+        raise utils.BadRequest("Cannot create %s with invalid name '%s'"
+                               % (kind.name, body['name']))
     values = schema.check_document(kind.name, body)
+    if kind is PORTGROUP and values.get('mode') is None:
+        values['mode'] = utils.conf().api.default_portgroup_mode
     node = _node_for_write(kind, values['node_uuid'])
-    access.authorize_port(kind.name, kind.rule('create'), node,
+    access.authorize_port(kind.rule('create'), node,
                           utils.BadRequest('Node %s could not be found.'
                                            % node.uuid))
     columns = _columns(values, node)
@@ -310,6 +320,12 @@ def update(kind, ident, patch):
     for name in current:
         if name not in patched:
             patched[name] = defaults.get(name)
+    name = patched.get('name')
+    if name is not None and name != record.name and \
+            not utils.is_valid_logical_name(name):
+        raise utils.BadRequest("%s %s: Cannot change name to invalid name "
+                               "'%s'" % (kind.name.capitalize(), ident,
+                                         name))
     values = schema.check_document(kind.name, patched)
     target = node
     if values['node_uuid'] != record.node_uuid:
