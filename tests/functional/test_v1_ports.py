@@ -597,3 +597,53 @@ def test_no_server_error_for_bad_bodies(database, raw):
     # An empty patch changes nothing (200, as Ironic).
     expected = (200,) if raw == b'[]' else range(400, 500)
     assert resp.status_int in expected, resp.text
+
+
+@pytest.mark.parametrize('patch', [
+    [{'op': 'add', 'path': '/address/x', 'value': 1}],
+    [{'op': 'add', 'path': '/extra/a/b', 'value': 1}],
+    [{'op': 'replace', 'path': '/pxe_enabled', 'value': 'maybe'}],
+    [{'op': 'replace', 'path': '/pxe_enabled', 'value': [1]}],
+    [{'op': 'replace', 'path': '/local_link_connection', 'value': 'x'}],
+    [{'op': 'replace', 'path': '/local_link_connection',
+      'value': {'bogus': 'x'}}],
+    [{'op': 'replace', 'path': '/local_link_connection',
+      'value': {'switch_id': 'a'}}],
+    [{'op': 'replace', 'path': '/portgroup_uuid', 'value': 'x'}],
+    [{'op': 'replace', 'path': '/portgroup_uuid',
+      'value': '11111111-2222-3333-4444-555555555555'}],
+    [{'op': 'replace', 'path': '/physical_network', 'value': 'x' * 65}],
+    [{'op': 'replace', 'path': '/name', 'value': 5}],
+    [{'op': 'add', 'path': '/', 'value': 1}],
+    [{'op': 'add', 'path': '', 'value': 1}],
+    [{'op': 'replace'}],
+    [{'op': 'replace', 'path': 5, 'value': 1}],
+    [5],
+])
+def test_no_server_error_for_bad_patches(database, patch):
+    n = node()
+    doc = port(n['uuid'], mac(61))
+    resp = call('PATCH', '/v1/ports/' + doc['uuid'], patch)
+    assert 400 <= resp.status_int < 500, resp.text
+    assert call('GET', '/v1/ports/' + doc['uuid']).json == doc
+
+
+@pytest.mark.parametrize('query', [
+    '?limit=abc', '?limit=', '?node=%00', '?node=a%20b', '?fields=,,,',
+    '?fields=uuid,uuid', '?address=', '?address=%00', '?sort_key=',
+    '?detail=maybe', '?portgroup=a%20b', '?marker=%00', '?node_uuid=',
+    '?sort_key=name&sort_dir=desc&limit=1&marker=%s' % uuid.uuid4(),
+])
+def test_no_server_error_for_bad_queries(database, query):
+    resp = call('GET', '/v1/ports' + query)
+    assert resp.status_int < 500, resp.text
+
+
+def test_json_suffix_until_1_91(database):
+    n = node()
+    doc = port(n['uuid'], mac(62), name='nic')
+    assert call('GET', '/v1/ports/%s.json' % doc['uuid'],
+                version='1.90').json['uuid'] == doc['uuid']
+    assert call('GET', '/v1/ports/nic.json',
+                version='1.90').json['uuid'] == doc['uuid']
+    assert call('GET', '/v1/ports/nic.json').status_int == 404

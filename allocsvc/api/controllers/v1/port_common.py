@@ -109,7 +109,19 @@ def parse_fields(kind, text):
 
 def fetch(kind, ident):
     """The port or port group ``ident`` names: by UUID, or by name where
-    names exist; 400 for an ident that is neither, 404 if none."""
+    names exist; 400 for an ident that is neither, 404 if none. Up to
+    1.90 an ident not found is looked for again without a ``.json``
+    suffix (Ironic's format suffix)."""
+    try:
+        return _fetch(kind, ident)
+    except (exception.NotFound, utils.BadRequest):
+        stripped = utils.strip_json_suffix(ident)
+        if stripped == ident:
+            raise
+    return _fetch(kind, stripped)
+
+
+def _fetch(kind, ident):
     ctx = utils.context()
     if uuidutils.is_uuid_like(ident):
         return kind.obj.get_by_uuid(ctx, ident)
