@@ -9,7 +9,8 @@ Scenarios:
 * GET one: by UUID and (1.88) name; ``fields``; each field appears at
   its version; 404 with Ironic's body.
 * GET list and ``/detail``: default fields, ``detail``, ``fields``, each
-  filter (node, node_uuid, address, portgroup) and its version gate,
+  filter (node, node_uuid, address, portgroup, conductor_groups) and its
+  version gate,
   paging with ``next``, sorting and its errors.
 * Node forms: ``/v1/nodes/{node}/ports`` (and ``/detail``); 403 for
   anything but a list there; 404 for an unknown node.
@@ -346,6 +347,27 @@ def test_list_filters(database):
                 version='1.4').status_int == 406
     assert call('GET', '/v1/ports?portgroup=%s' % uuid.uuid4(),
                 version='1.23').status_int == 406
+
+
+def test_list_by_conductor_groups(database):
+    a = node(conductor_group='Rack-A')
+    b = node(conductor_group='rack-b')
+    c = node()
+    made = [port(n['uuid'], mac(17 + i))['uuid']
+            for i, n in enumerate((a, b, c))]
+
+    def uuids(query):
+        resp = call('GET', '/v1/ports' + query)
+        assert resp.status_int == 200, resp.text
+        return [p['uuid'] for p in resp.json['ports']]
+
+    assert uuids('?conductor_groups=rack-a') == made[:1]
+    assert uuids('?conductor_groups=RACK-A,rack-b') == made[:2]
+    assert uuids('?conductor_groups=rack-a&conductor_groups=rack-b') == \
+        made[:2]
+    assert uuids('?conductor_groups=none') == []
+    assert call('GET', '/v1/ports?conductor_groups=rack-a',
+                version='1.98').status_int == 406
 
 
 def test_list_by_portgroup(database):

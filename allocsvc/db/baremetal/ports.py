@@ -124,8 +124,9 @@ def _marker(context, table, marker, not_found):
 def list_ports(context, filters=None, limit=None, marker=None,
                sort_key='id', sort_dir='asc'):
     """Ports matching ``filters`` (ANDed: ``node_id``, ``portgroup_id``,
-    ``address``, ``project`` -- owner or lessee of the node), a page of
-    them after the port whose UUID is ``marker``."""
+    ``address``, ``project`` -- owner or lessee of the node,
+    ``conductor_groups`` -- a list, the node's group among them), a page
+    of them after the port whose UUID is ``marker``."""
     return list_ports_in_transaction(context, filters, limit, marker,
                                      sort_key, sort_dir)
 
@@ -140,6 +141,8 @@ def list_ports_in_transaction(context, filters=None, limit=None,
             query = query.where(_PORT.c[key] == value)
         elif key == 'project':
             query = _owner_filter(query, _PORT, value)
+        elif key == 'conductor_groups':
+            query = query.where(_NODE.c.conductor_group.in_(value))
         else:
             raise exception.InvalidParameterValue(
                 'Unknown port filter: %s' % key)

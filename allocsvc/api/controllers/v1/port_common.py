@@ -55,7 +55,7 @@ PORT = Kind('port', schema.PORT_FIELDS, schema.PORT_SINCE,
             schema.PORT_LIST_FIELDS, schema.PORT_WRITABLE,
             schema.PORT_MANDATORY, schema.PORT_UNSORTABLE, (1, 88),
             {'node': (1, 1), 'node_uuid': (1, 1), 'address': (1, 1),
-             'portgroup': (1, 24)})
+             'portgroup': (1, 24), 'conductor_groups': (1, 99)})
 PORTGROUP = Kind('portgroup', schema.PORTGROUP_FIELDS,
                  schema.PORTGROUP_SINCE, schema.PORTGROUP_LIST_FIELDS,
                  schema.PORTGROUP_WRITABLE, schema.PORTGROUP_MANDATORY,
@@ -223,6 +223,13 @@ def _filters(kind, params, node_ident, portgroup_ident):
         filters['portgroup_id'] = portgroup.id
     if params.get('address') is not None:
         filters['address'] = schema.normalize_mac(params['address'])
+    if 'conductor_groups' in params:
+        # A comma-separated list, maybe repeated; groups are
+        # case-insensitive and stored lower-case.
+        filters['conductor_groups'] = sorted({
+            group.strip().lower()
+            for value in pecan.request.GET.getall('conductor_groups')
+            for group in value.split(',') if group.strip()})
     return filters
 
 
