@@ -5,8 +5,9 @@ allocation row, state ``allocating``, owned by the conductor
 ``pick_conductor`` chose) and then hands it over with a cast, so a lost
 message loses no work: the owner's periodic check finds the row.
 
-Every other write is a call that returns its result. A node's goes to
-the conductor that owns the node (``nodes.conductor_affinity``), and an
+Every other write is a call that returns its result. A node's (and
+one of its ports or port groups) goes to the conductor that owns the
+node (``nodes.conductor_affinity``), and an
 allocation's deletion to the allocation's conductor, while that
 conductor is alive; otherwise, and for the other writes, to any live
 conductor. Errors of a call come back as the allocsvc exceptions the
