@@ -25,6 +25,8 @@ from allocsvc.api.controllers.v1 import hooks
 from allocsvc.api.controllers.v1 import node as v1_node
 from allocsvc.api.controllers.v1 import node_states as v1_node_states
 from allocsvc.api.controllers.v1 import node_traits as v1_node_traits
+from allocsvc.api.controllers.v1 import port as v1_port
+from allocsvc.api.controllers.v1 import portgroup as v1_portgroup
 from allocsvc.api.middleware import auth as baremetal_auth
 from allocsvc.api.middleware import errors as baremetal_errors
 from allocsvc.api.middleware import requestlog
@@ -92,6 +94,8 @@ _CONTROLLER_CLASSES = (
     v1_node_states.NodeProvisionStateController,
     v1_node_states.NodeMaintenanceController,
     v1_node_traits.NodeTraitsController, v1_node_traits.NodeTraitController,
+    v1_port.PortsController, v1_port.PortController,
+    v1_portgroup.PortgroupsController, v1_portgroup.PortgroupController,
 )
 
 

@@ -77,6 +77,8 @@ SYSTEM_MEMBER_OR_OWNER_MEMBER = _any(SYSTEM_MEMBER, SYSTEM_SERVICE,
                                      OWNER_MEMBER, PROJECT_SERVICE)
 SYSTEM_OR_OWNER_READER = _any(SYSTEM_READER, SYSTEM_SERVICE, OWNER_READER,
                               PROJECT_SERVICE)
+SYSTEM_ADMIN_OR_OWNER_ADMIN = _any(SYSTEM_ADMIN, SYSTEM_SERVICE, OWNER_ADMIN,
+                                   OWNER_MANAGER, PROJECT_SERVICE)
 ALLOCATION_MEMBER = _any(SYSTEM_MEMBER, ALLOCATION_OWNER_MEMBER)
 ALLOCATION_READER = _any(SYSTEM_READER, ALLOCATION_OWNER_READER)
 ALLOCATION_CREATOR = _any(SYSTEM_MEMBER, 'role:member')
@@ -309,5 +311,36 @@ _other_rules = [
 ]
 
 
+def _port_rules(kind, collection):
+    """Ironic's rules of ports or port groups (``kind``), whose target
+    is the node they belong to."""
+    many = '/' + collection
+    one = '%s/{%s_ident}' % (many, kind)
+    under_node = _N1 + many
+    return [
+        _rule('baremetal:%s:get' % kind, SYSTEM_OR_PROJECT_READER,
+              'Show a %s. A caller without it is told that the %s does not '
+              'exist.' % (kind, kind), [('GET', one)], LEGACY_READER),
+        _rule('baremetal:%s:list' % kind, API_READER,
+              'List %s, limited to those of nodes the caller\'s project '
+              'owns or leases.' % collection,
+              [('GET', many), ('GET', many + '/detail'),
+               ('GET', under_node), ('GET', under_node + '/detail')],
+              'rule:baremetal:%s:get' % kind),
+        _rule('baremetal:%s:list_all' % kind, SYSTEM_READER,
+              'List the %s of every project.' % collection,
+              [('GET', many), ('GET', many + '/detail')],
+              'rule:baremetal:%s:get' % kind),
+        _rule('baremetal:%s:create' % kind, SYSTEM_ADMIN_OR_OWNER_ADMIN,
+              'Create a %s.' % kind, [('POST', many)], LEGACY_ADMIN),
+        _rule('baremetal:%s:update' % kind, SYSTEM_MEMBER_OR_OWNER_ADMIN,
+              'Change a %s (PATCH).' % kind, [('PATCH', one)],
+              LEGACY_ADMIN),
+        _rule('baremetal:%s:delete' % kind, SYSTEM_ADMIN_OR_OWNER_ADMIN,
+              'Delete a %s.' % kind, [('DELETE', one)], LEGACY_ADMIN),
+    ]
+
+
 def list_rules():
-    return _base_rules + _node_rules + _other_rules
+    return (_base_rules + _node_rules + _port_rules('port', 'ports') +
+            _port_rules('portgroup', 'portgroups') + _other_rules)

@@ -75,6 +75,11 @@ api_opts = [
         help='The most items a list of the bare-metal API (/v1) returns '
              'in one answer; a larger "limit" is reduced to it, and a '
              'list without "limit" is paged at it.'),
+    cfg.StrOpt(
+        'default_portgroup_mode', default='active-backup',
+        help='The mode a new port group of the bare-metal API gets when '
+             'its creator names none (a Linux bonding mode, as Ironic\'s '
+             'option of that name).'),
 ]
 
 placement_opts = [

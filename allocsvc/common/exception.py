@@ -244,3 +244,65 @@ class NodeChanged(Conflict):
     def __init__(self, node, column):
         super().__init__('Node %s was changed by another request (its %s '
                          'differs); please retry.' % (node, column))
+
+
+# -- ports and port groups (Ironic's messages) -------------------------
+
+
+class PortNotFound(NotFound):
+    def __init__(self, port):
+        super().__init__('Port %s could not be found.' % port)
+
+
+class PortgroupNotFound(NotFound):
+    def __init__(self, portgroup):
+        super().__init__('Portgroup %s could not be found.' % portgroup)
+
+
+class MACAlreadyExists(Conflict):
+    def __init__(self, mac):
+        super().__init__('A port with MAC address %s already exists.' % mac)
+
+
+class PortAlreadyExists(Conflict):
+    def __init__(self, uuid):
+        super().__init__('A port with UUID %s already exists.' % uuid)
+
+
+class PortDuplicateName(Conflict):
+    def __init__(self, name):
+        super().__init__('A port with name %s already exists.' % name)
+
+
+class PortgroupAlreadyExists(Conflict):
+    def __init__(self, uuid):
+        super().__init__('A portgroup with UUID %s already exists.' % uuid)
+
+
+class PortgroupDuplicateName(Conflict):
+    def __init__(self, name):
+        super().__init__('A portgroup with name %s already exists.' % name)
+
+
+class PortgroupMACAlreadyExists(Conflict):
+    def __init__(self, mac):
+        super().__init__('A portgroup with MAC address %s already exists.'
+                         % mac)
+
+
+class PortgroupNotEmpty(BadRequest):
+    def __init__(self, portgroup):
+        super().__init__('Cannot complete the requested action because '
+                         'portgroup %s contains ports.' % portgroup)
+
+
+class InvalidMAC(BadRequest):
+    def __init__(self, mac):
+        super().__init__('Expected a MAC address but received %s.' % mac)
+
+
+class OperationNotPermitted(AllocsvcException):
+    status = 403
+
+    def __init__(self):
+        super().__init__('Operation not permitted.')

@@ -4,7 +4,8 @@
 ``allocsvc.conductor.rpcapi`` (only methods marked ``@messaging.expose``
 are reachable over RPC) and runs allocations in a futurist thread pool.
 
-Every write of the bare-metal API comes here (1.1): the conductor
+Every write of the bare-metal API comes here (1.1; ports and port
+groups 1.2): the conductor
 changes nodes under their locks, taken under its own host name with the
 patience of ``[conductor] request_node_locked_retry_*``, by the rules of
 ``allocsvc.db.baremetal.provisioning``, and answers with the result or
@@ -39,6 +40,7 @@ from allocsvc.common import rpc
 from allocsvc.conductor import allocations
 from allocsvc.conductor import backends
 from allocsvc.db.baremetal import allocations as db_allocations
+from allocsvc.db.baremetal import port_rules
 from allocsvc.db.baremetal import provisioning
 
 LOG = logging.getLogger(__name__)
@@ -48,7 +50,9 @@ LOG = logging.getLogger(__name__)
 #              update_node, destroy_node, set_maintenance,
 #              change_node_power_state, do_provisioning_action,
 #              set_node_traits, add_node_trait, remove_node_traits (calls)
-RPC_API_VERSION = '1.1'
+# Version 1.2: create_port, update_port, destroy_port, create_portgroup,
+#              update_portgroup, destroy_portgroup (calls)
+RPC_API_VERSION = '1.2'
 
 # What PATCH /v1/allocations/{ident} may change.
 ALLOCATION_CHANGES = frozenset(('name', 'extra'))
@@ -225,6 +229,53 @@ class ConductorManager:
         else:
             provisioning.remove_trait(context, node.id, trait,
                                       self._locker())
+
+    # -- ports and port groups (1.2) ------------------------------------------
+
+    @messaging.expose
+    @rpc.translate_errors
+    def create_port(self, context, values):
+        """Insert a port from ``values`` (columns, ``node_id`` among
+        them); return it. See ``port_rules.create_port``."""
+        context = _worker_context(context)
+        return objects.Port.from_record(context, port_rules.create_port(
+            context, values, self._locker()))
+
+    @messaging.expose
+    @rpc.translate_errors
+    def update_port(self, context, port, changes, expected=None):
+        context = _worker_context(context)
+        return objects.Port.from_record(context, port_rules.update_port(
+            context, port.id, changes, self._locker(), expected=expected))
+
+    @messaging.expose
+    @rpc.translate_errors
+    def destroy_port(self, context, port):
+        port_rules.destroy_port(_worker_context(context), port.id,
+                                self._locker())
+
+    @messaging.expose
+    @rpc.translate_errors
+    def create_portgroup(self, context, values):
+        context = _worker_context(context)
+        return objects.Portgroup.from_record(
+            context, port_rules.create_portgroup(context, values,
+                                                 self._locker()))
+
+    @messaging.expose
+    @rpc.translate_errors
+    def update_portgroup(self, context, portgroup, changes, expected=None):
+        context = _worker_context(context)
+        return objects.Portgroup.from_record(
+            context, port_rules.update_portgroup(
+                context, portgroup.id, changes, self._locker(),
+                expected=expected))
+
+    @messaging.expose
+    @rpc.translate_errors
+    def destroy_portgroup(self, context, portgroup):
+        port_rules.destroy_portgroup(_worker_context(context), portgroup.id,
+                                     self._locker())
 
     # -- the pool ------------------------------------------------------------
 

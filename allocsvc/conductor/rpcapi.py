@@ -5,8 +5,9 @@ allocation row, state ``allocating``, owned by the conductor
 ``pick_conductor`` chose) and then hands it over with a cast, so a lost
 message loses no work: the owner's periodic check finds the row.
 
-Every other write is a call that returns its result. A node's goes to
-the conductor that owns the node (``nodes.conductor_affinity``), and an
+Every other write is a call that returns its result. A node's (and
+one of its ports or port groups) goes to the conductor that owns the
+node (``nodes.conductor_affinity``), and an
 allocation's deletion to the allocation's conductor, while that
 conductor is alive; otherwise, and for the other writes, to any live
 conductor. Errors of a call come back as the allocsvc exceptions the
@@ -50,7 +51,9 @@ class ConductorAPI:
     #      update_node, destroy_node, set_maintenance,
     #      change_node_power_state, do_provisioning_action,
     #      set_node_traits, add_node_trait, remove_node_traits (calls)
-    RPC_API_VERSION = '1.1'
+    # 1.2: create_port, update_port, destroy_port, create_portgroup,
+    #      update_portgroup, destroy_portgroup (calls)
+    RPC_API_VERSION = '1.2'
 
     def __init__(self, conf, transport=None):
         objects.register_all()
@@ -128,15 +131,21 @@ class ConductorAPI:
             raise exception.NoConductorAvailable(
                 'conductor %s did not answer in time' % hostname)
 
-    def _call_1_1(self, context, method, prefer=None, **kwargs):
-        """Call ``method`` (1.1) on the conductor whose id is ``prefer``
-        (the owner of what it is about) if it is alive, else on any live
-        one."""
-        if not self.client.can_send_version('1.1'):
-            raise exception.ConductorTooOld(method, '1.1')
+    def _call_version(self, context, version, method, prefer=None,
+                      **kwargs):
+        """Call ``method`` (of RPC API ``version``) on the conductor whose
+        id is ``prefer`` (the owner of what it is about) if it is alive,
+        else on any live one; ConductorTooOld while the client is capped
+        below ``version``."""
+        if not self.client.can_send_version(version):
+            raise exception.ConductorTooOld(method, version)
         conductor = self.pick_conductor(context, prefer=prefer)
-        return self._call(context, conductor.hostname, '1.1', method,
+        return self._call(context, conductor.hostname, version, method,
                           **kwargs)
+
+    def _call_1_1(self, context, method, prefer=None, **kwargs):
+        """``_call_version`` of a 1.1 method."""
+        return self._call_version(context, '1.1', method, prefer, **kwargs)
 
     def _call_for_node(self, context, node, method, **kwargs):
         """Call ``method`` (1.1) about ``node`` (an ``objects.Node``) on
@@ -237,3 +246,60 @@ class ConductorAPI:
         lacks it), or all its traits if ``trait`` is None."""
         self._call_for_node(context, node, 'remove_node_traits',
                             trait=trait)
+
+    # -- ports and port groups (1.2) ------------------------------------------
+
+    def _call_for_node_1_2(self, context, node, method, **kwargs):
+        """Call ``method`` (1.2) about something of ``node`` (an
+        ``objects.Node``) on the node's conductor if it is alive, else on
+        any live one."""
+        return self._call_version(context, '1.2', method,
+                                  node.conductor_affinity, **kwargs)
+
+    @rpc.rebuild_errors
+    def create_port(self, context, node, values):
+        """Insert a port of ``node`` from ``values`` (columns) under the
+        node's lock; return the ``objects.Port``. MACAlreadyExists,
+        PortAlreadyExists, PortDuplicateName (409); a port group of
+        another node (400); the port group rules (409)."""
+        return self._call_for_node_1_2(context, node, 'create_port',
+                                       values=values)
+
+    @rpc.rebuild_errors
+    def update_port(self, context, node, port, changes, expected=None):
+        """Write ``changes`` (columns) to ``port`` (an ``objects.Port``
+        of ``node``); ``expected``: the values they were computed from.
+        Returns the ``objects.Port``. InvalidState (409) for a change the
+        node's state forbids; see ``port_rules.update_port``."""
+        return self._call_for_node_1_2(context, node, 'update_port',
+                                       port=port, changes=changes,
+                                       expected=expected)
+
+    @rpc.rebuild_errors
+    def destroy_port(self, context, node, port):
+        """Delete ``port`` (an ``objects.Port`` of ``node``)."""
+        self._call_for_node_1_2(context, node, 'destroy_port', port=port)
+
+    @rpc.rebuild_errors
+    def create_portgroup(self, context, node, values):
+        """Insert a port group of ``node``; return the
+        ``objects.Portgroup``. PortgroupMACAlreadyExists,
+        PortgroupAlreadyExists, PortgroupDuplicateName (409)."""
+        return self._call_for_node_1_2(context, node, 'create_portgroup',
+                                       values=values)
+
+    @rpc.rebuild_errors
+    def update_portgroup(self, context, node, portgroup, changes,
+                         expected=None):
+        """Write ``changes`` to ``portgroup``; return the
+        ``objects.Portgroup``."""
+        return self._call_for_node_1_2(context, node, 'update_portgroup',
+                                       portgroup=portgroup, changes=changes,
+                                       expected=expected)
+
+    @rpc.rebuild_errors
+    def destroy_portgroup(self, context, node, portgroup):
+        """Delete ``portgroup``; PortgroupNotEmpty (400) while it has
+        ports."""
+        self._call_for_node_1_2(context, node, 'destroy_portgroup',
+                                portgroup=portgroup)

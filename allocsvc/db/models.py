@@ -22,6 +22,7 @@ Bare-metal tables (the Ironic-compatible half; see the section at the end)
     nodes                    bare-metal nodes, their states and lock
     node_traits              one row per (node, trait)
     baremetal_allocations    Ironic allocations (``allocations`` is taken)
+    ports / portgroups       a node's network interfaces and their groups
 """
 
 import json
@@ -328,4 +329,61 @@ baremetal_allocations = sa.Table(
              'state', 'conductor_affinity'),
     sa.Index('baremetal_allocations_conductor_affinity_idx',
              'conductor_affinity'),
+)
+
+# ---------------------------------------------------------------------------
+# Ports and port groups (migration 0006_ports_portgroups)
+#
+# A node's network interfaces. ``address`` is a MAC address, stored
+# lower-case (the API normalises it), unique among ports and, separately,
+# among port groups. Both belong to one node; a port may be a member of a
+# port group of the same node.
+# ---------------------------------------------------------------------------
+
+portgroups = sa.Table(
+    'portgroups', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('uuid', sa.String(36), nullable=False),
+    sa.Column('name', sa.String(255), nullable=True),
+    sa.Column('node_id', sa.Integer, sa.ForeignKey('nodes.id'),
+              nullable=False),
+    sa.Column('address', sa.String(18), nullable=True),
+    sa.Column('extra', JsonText, nullable=True),
+    sa.Column('internal_info', JsonText, nullable=True),
+    sa.Column('standalone_ports_supported', sa.Boolean, nullable=False),
+    sa.Column('mode', sa.String(255), nullable=True),
+    sa.Column('properties', JsonText, nullable=True),
+    sa.Column('category', sa.String(80), nullable=True),
+    *_timestamps(),
+    sa.UniqueConstraint('uuid', name='uniq_portgroups0uuid'),
+    sa.UniqueConstraint('name', name='uniq_portgroups0name'),
+    sa.UniqueConstraint('address', name='uniq_portgroups0address'),
+    sa.Index('portgroups_node_id_idx', 'node_id'),
+)
+
+ports = sa.Table(
+    'ports', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('uuid', sa.String(36), nullable=False),
+    sa.Column('name', sa.String(255), nullable=True),
+    sa.Column('address', sa.String(18), nullable=False),
+    sa.Column('node_id', sa.Integer, sa.ForeignKey('nodes.id'),
+              nullable=False),
+    sa.Column('portgroup_id', sa.Integer, sa.ForeignKey('portgroups.id'),
+              nullable=True),
+    sa.Column('extra', JsonText, nullable=True),
+    sa.Column('internal_info', JsonText, nullable=True),
+    sa.Column('local_link_connection', JsonText, nullable=True),
+    sa.Column('pxe_enabled', sa.Boolean, nullable=False),
+    sa.Column('physical_network', sa.String(64), nullable=True),
+    sa.Column('is_smartnic', sa.Boolean, nullable=False),
+    sa.Column('description', sa.Text, nullable=True),
+    sa.Column('vendor', sa.String(255), nullable=True),
+    sa.Column('category', sa.String(80), nullable=True),
+    *_timestamps(),
+    sa.UniqueConstraint('uuid', name='uniq_ports0uuid'),
+    sa.UniqueConstraint('name', name='uniq_ports0name'),
+    sa.UniqueConstraint('address', name='uniq_ports0address'),
+    sa.Index('ports_node_id_idx', 'node_id'),
+    sa.Index('ports_portgroup_id_idx', 'portgroup_id'),
 )

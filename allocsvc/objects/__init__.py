@@ -1,5 +1,5 @@
 """oslo.versionedobjects for what crosses RPC: Node, Allocation,
-Conductor.
+Conductor, Port, Portgroup.
 
 Thin wrappers over ``allocsvc.db.baremetal``: they carry fields and
 versions across oslo.messaging and hold no business logic (that lives in
@@ -12,3 +12,4 @@ def register_all():
     __import__('allocsvc.objects.allocation')
     __import__('allocsvc.objects.conductor')
     __import__('allocsvc.objects.node')
+    __import__('allocsvc.objects.port')

@@ -29,6 +29,8 @@ EXPECTED_HASHES = {
     'Allocation': '1.1-43ce488033c4a4ecb3fb67ebbd1662b5',
     'Conductor': '1.1-d262b362324ad508c8ca8f03b0dce1a6',
     'Node': '1.2-7e52e95fb15339a37b8d7f07e8c26152',
+    'Port': '1.0-7c4159affea463ab273ae17d91d9f70a',
+    'Portgroup': '1.0-beecfef2bede227e40511136281ea34d',
 }
 
 

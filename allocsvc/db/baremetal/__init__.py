@@ -11,5 +11,7 @@ One module per resource, each function one transaction (``@reader`` /
 * ``locking``      node reservation lock (compare-and-swap) and
                    its context manager
 * ``conductors``   registration, heartbeat, liveness
+* ``ports``        ports and port groups: reads, lists, writes
+* ``port_rules``   Ironic's rules of changing them, under the node lock
 * ``exception``    the errors, with Ironic's messages
 """

@@ -336,8 +336,8 @@ def update_in_transaction(context, node_id, values, locked_by=None,
 @db_api.retry_on_deadlock
 @db_api.writer
 def destroy_node(context, node_id):
-    """Delete node ``node_id`` with its traits and its allocations
-    (NodeNotFound if there is none)."""
+    """Delete node ``node_id`` with its traits, allocations, ports and
+    port groups (NodeNotFound if there is none)."""
     destroy_in_transaction(context, node_id)
 
 
@@ -356,6 +356,12 @@ def destroy_in_transaction(context, node_id):
         .values(allocation_id=None))
     context.session.execute(_ALLOC.delete().where(_ALLOC.c.node_id == node_id))
     context.session.execute(_TRAIT.delete().where(_TRAIT.c.node_id == node_id))
+    # Its ports and port groups go with it (they refer to the node).
+    context.session.execute(
+        models.ports.delete().where(models.ports.c.node_id == node_id))
+    context.session.execute(
+        models.portgroups.delete().where(
+            models.portgroups.c.node_id == node_id))
     context.session.execute(_NODE.delete().where(_NODE.c.id == node_id))
 
 

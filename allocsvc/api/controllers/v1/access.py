@@ -318,3 +318,32 @@ def candidate_project():
             _allowed('baremetal:allocation:create_restricted'):
         return None
     return _project()
+
+
+# -- ports and port groups ---------------------------------------------------
+
+def authorize_port(action, node, not_found):
+    """For a port or port group of ``node``: raise ``not_found`` unless
+    the caller may see the node (``baremetal:node:get``, as Ironic
+    checks it), then 403 unless it may ``action`` (a ``baremetal:port:*``
+    or ``baremetal:portgroup:*`` rule) against the node's owner and
+    lessee."""
+    if not _enforced():
+        return
+    target = _node_target(node)
+    if not _allowed('baremetal:node:get', target):
+        raise not_found
+    _require(action, target)
+
+
+def port_list_project(kind):
+    """The project a port or port group list is limited to (those of
+    nodes it owns or leases), or None for all; 403 when the caller may
+    not list them."""
+    if not _enforced() or _allowed('baremetal:%s:list_all' % kind):
+        return None
+    project = _project()
+    if not project:
+        _require('baremetal:%s:list_all' % kind)
+    _require('baremetal:%s:list' % kind)
+    return project

@@ -12,12 +12,16 @@ from allocsvc.api.controllers.v1 import allocation
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import conductor
 from allocsvc.api.controllers.v1 import node
+from allocsvc.api.controllers.v1 import port
+from allocsvc.api.controllers.v1 import portgroup
 from allocsvc.api.controllers.v1 import versions
 
 # (name, first version) of each resource linked from GET /v1, in the order
 # Ironic lists them. Empty until the nodes and allocations controllers land.
 LINKED_RESOURCES = [
     ('nodes', (1, 1)),
+    ('ports', (1, 1)),
+    ('portgroups', (1, 23)),
     ('conductors', (1, 49)),
     ('allocations', (1, 52)),
 ]
@@ -49,6 +53,8 @@ def _conductors_gate():
 # name -> (controller, check run before anything else of the resource).
 RESOURCES = {
     'nodes': (node.NodesController(), None),
+    'ports': (port.PortsController(), None),
+    'portgroups': (portgroup.PortgroupsController(), portgroup.gate),
     'allocations': (allocation.AllocationsController(), _allocations_gate),
     'conductors': (conductor.ConductorsController(), _conductors_gate),
 }

@@ -15,6 +15,8 @@ does not take a 405 with ``Allow``)::
     GET, PUT, DELETE    /v1/nodes/{node}/traits      (1.37) node_traits
     PUT, DELETE         /v1/nodes/{node}/traits/{trait}
     GET, DELETE         /v1/nodes/{node}/allocation  (1.52) allocation
+    GET                 /v1/nodes/{node}/ports[/detail]        port
+    GET                 /v1/nodes/{node}/portgroups[/detail]   (1.24)
 
 Handlers check the request as Ironic does (microversion of every field,
 filter and verb; Ironic's messages) and leave the rules of changing a
@@ -34,12 +36,15 @@ from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import node_schema
 from allocsvc.api.controllers.v1 import node_states
 from allocsvc.api.controllers.v1 import node_traits
+from allocsvc.api.controllers.v1 import port
+from allocsvc.api.controllers.v1 import portgroup
 from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import states
 
 # Sub-resources of a node that appeared after 1.1 (404 before).
-SUBRESOURCE_SINCE = {'traits': (1, 37), 'allocation': (1, 52)}
+SUBRESOURCE_SINCE = {'traits': (1, 37), 'allocation': (1, 52),
+                     'portgroups': (1, 24)}
 
 # List filters: query parameter -> (first version, parser).
 _FILTERS = {
@@ -206,6 +211,8 @@ class NodeController(base.Resource):
         self.maintenance = node_states.NodeMaintenanceController(ident)
         self.traits = node_traits.NodeTraitsController(ident)
         self.allocation = allocation_api.NodeAllocationController(ident)
+        self.ports = port.PortsController(node_ident=ident)
+        self.portgroups = portgroup.PortgroupsController(node_ident=ident)
 
     @pecan.expose('json', generic=True)
     def index(self, *args, **kwargs):

@@ -2,8 +2,8 @@
 
 ``VERSIONS`` is the one ordered list of every version we accept, with a
 line of comment on each version whose change matters to what allocsvc
-serves. The others change parts of Ironic allocsvc does not serve (ports,
-drivers, deploy steps, ...); they are accepted so that Ironic clients,
+serves. The others change parts of Ironic allocsvc does not serve
+(drivers, deploy steps, ...); they are accepted so that Ironic clients,
 which negotiate up to the newest version they know, work unchanged.
 ``negotiate(headers)`` turns the request headers into an ``APIVersion``
 or raises ``NotAcceptable`` with Ironic's message.
@@ -40,15 +40,15 @@ VERSIONS = [
     '1.15',
     '1.16',
     '1.17',
-    '1.18',
-    '1.19',
+    '1.18',  # port.internal_info
+    '1.19',  # port.local_link_connection and port.pxe_enabled
     '1.20',
     '1.21',   # node.resource_class
     '1.22',
-    '1.23',
-    '1.24',
+    '1.23',  # port groups (/v1/portgroups)
+    '1.24',  # node and port group sub-lists; port.portgroup_uuid
     '1.25',
-    '1.26',
+    '1.26',  # portgroup.mode and portgroup.properties
     '1.27',
     '1.28',
     '1.29',
@@ -56,7 +56,7 @@ VERSIONS = [
     '1.31',
     '1.32',
     '1.33',
-    '1.34',
+    '1.34',  # port.physical_network
     '1.35',
     '1.36',
     '1.37',   # node traits (/v1/nodes/{n}/traits)
@@ -75,7 +75,7 @@ VERSIONS = [
     '1.50',   # node.owner
     '1.51',   # node.description
     '1.52',   # the allocation API; node.allocation_uuid
-    '1.53',
+    '1.53',  # port.is_smartnic
     '1.54',
     '1.55',
     '1.56',
@@ -110,7 +110,7 @@ VERSIONS = [
     '1.85',
     '1.86',
     '1.87',
-    '1.88',
+    '1.88',  # port.name
     '1.89',
     '1.90',
     '1.91',   # an ident with a '.json' suffix is no longer stripped (404)
@@ -119,11 +119,11 @@ VERSIONS = [
     '1.94',
     '1.95',
     '1.96',
-    '1.97',
+    '1.97',  # port.description
     '1.98',
-    '1.99',
-    '1.100',
-    '1.101',
+    '1.99',  # ports can be filtered by conductor_groups
+    '1.100',  # port.vendor
+    '1.101',  # port.category and portgroup.category
     '1.102',
     '1.103',
     '1.104',

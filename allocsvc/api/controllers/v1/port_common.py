@@ -1,0 +1,372 @@
+"""What the ``/v1/ports`` and ``/v1/portgroups`` handlers share: one
+``Kind`` describes each resource (its fields and versions, objects,
+policy rules, conductor calls), and the functions here list, show,
+create, change and delete either, as Ironic does.
+
+Reads go through ``allocsvc.objects``; writes are conductor calls
+(``utils.rpcapi()``) made under the node's lock there.
+"""
+
+from oslo_utils import uuidutils
+import pecan
+
+from allocsvc import objects
+from allocsvc.api.controllers.v1 import access
+from allocsvc.api.controllers.v1 import base
+from allocsvc.api.controllers.v1 import node_common
+from allocsvc.api.controllers.v1 import port_schema as schema
+from allocsvc.api.controllers.v1 import utils
+from allocsvc.common import exception
+
+_PAGING = ('limit', 'marker', 'sort_key', 'sort_dir')
+_JSON = ('extra', 'internal_info', 'local_link_connection', 'properties')
+
+
+class Kind:
+    """A resource served here: 'port' or 'portgroup'."""
+
+    def __init__(self, name, fields, since, list_fields, writable,
+                 mandatory, unsortable, name_since, filters):
+        self.name = name
+        self.collection = name + 's'
+        self.fields = fields
+        self.since = since
+        self.list_fields = list_fields
+        self.writable = writable
+        self.mandatory = mandatory
+        self.unsortable = unsortable
+        self.name_since = name_since
+        self.filters = filters      # query parameter -> first version
+
+    @property
+    def obj(self):
+        return objects.Port if self.name == 'port' else objects.Portgroup
+
+    def not_found(self, ident):
+        if self.name == 'port':
+            return exception.PortNotFound(ident)
+        return exception.PortgroupNotFound(ident)
+
+    def rule(self, action):
+        return 'baremetal:%s:%s' % (self.name, action)
+
+
+PORT = Kind('port', schema.PORT_FIELDS, schema.PORT_SINCE,
+            schema.PORT_LIST_FIELDS, schema.PORT_WRITABLE,
+            schema.PORT_MANDATORY, schema.PORT_UNSORTABLE, (1, 88),
+            {'node': (1, 1), 'node_uuid': (1, 1), 'address': (1, 1),
+             'portgroup': (1, 24), 'conductor_groups': (1, 99)})
+PORTGROUP = Kind('portgroup', schema.PORTGROUP_FIELDS,
+                 schema.PORTGROUP_SINCE, schema.PORTGROUP_LIST_FIELDS,
+                 schema.PORTGROUP_WRITABLE, schema.PORTGROUP_MANDATORY,
+                 schema.PORTGROUP_UNSORTABLE, (1, 23),
+                 {'node': (1, 23), 'address': (1, 23)})
+
+
+def not_acceptable():
+    return utils.NotAcceptable('Request not acceptable.')
+
+
+# -- rendering ---------------------------------------------------------------
+
+def _value(record, name):
+    if name in ('created_at', 'updated_at'):
+        return utils.isotime(getattr(record, name))
+    value = getattr(record, name)
+    if name in _JSON:
+        return dict(value or {})
+    return value
+
+
+def render(kind, record, fields=None):
+    """The document of ``record`` at the request's version (only
+    ``fields`` if given), with its links."""
+    doc = {name: _value(record, name) for name, since in kind.fields
+           if utils.allowed(since)}
+    doc['links'] = base.resource_links(kind.collection, '/' + record.uuid)
+    if kind is PORTGROUP and utils.allowed((1, 24)) and (
+            fields is None or 'ports' in fields):
+        doc['ports'] = base.resource_links(
+            'portgroups', '/%s/ports' % record.uuid)
+    return utils.select_fields(doc, fields)
+
+
+def parse_fields(kind, text):
+    """``fields``: None if absent; 406 before 1.8 and for a field newer
+    than the request; 400 for an unknown one."""
+    if text is None:
+        return None
+    if not utils.allowed((1, 8)):
+        raise not_acceptable()
+    names = utils.parse_fields(text, kind.since)
+    for name in names:
+        if not utils.allowed(kind.since[name]):
+            raise not_acceptable()
+    return names
+
+
+# -- look-ups ----------------------------------------------------------------
+
+def fetch(kind, ident):
+    """The port or port group ``ident`` names: by UUID, or by name where
+    names exist; 400 for an ident that is neither, 404 if none. Up to
+    1.90 an ident not found is looked for again without a ``.json``
+    suffix (Ironic's format suffix)."""
+    try:
+        return _fetch(kind, ident)
+    except (exception.NotFound, utils.BadRequest):
+        stripped = utils.strip_json_suffix(ident)
+        if stripped == ident:
+            raise
+    return _fetch(kind, stripped)
+
+
+def _fetch(kind, ident):
+    ctx = utils.context()
+    if uuidutils.is_uuid_like(ident):
+        return kind.obj.get_by_uuid(ctx, ident)
+    if not utils.allowed(kind.name_since):
+        raise utils.BadRequest('Expected a UUID but received %s.' % ident)
+    utils.check_ident(ident)
+    return kind.obj.get(ctx, ident)
+
+
+def authorized(kind, ident, action):
+    """``(record, node)`` for ``ident``, if the caller may ``action``
+    it; 404 when it may not even see it (as if there were none)."""
+    record = fetch(kind, ident)
+    node = objects.Node.get_by_id(utils.context(), record.node_id)
+    access.authorize_port(kind.rule(action), node, kind.not_found(ident))
+    return record, node
+
+
+def _node_for_filter(ident):
+    if not uuidutils.is_uuid_like(ident) and not utils.allowed((1, 5)):
+        raise not_acceptable()
+    node = node_common.get_node(ident)
+    access.authorize_node('baremetal:node:get', node, ident)
+    return node
+
+
+# -- lists -------------------------------------------------------------------
+
+def list_collection(kind, resource, detail_path=False, node_ident=None,
+                    portgroup_ident=None):
+    """``GET`` of a list (``resource``: the path of its next link). The
+    query is read here: which parameters exist depends on the version
+    and on the path (``/detail`` takes neither ``fields`` nor
+    ``detail``)."""
+    project = access.port_list_project(kind.name)
+    params = node_common.query()
+    known = set(kind.filters) | set(_PAGING)
+    if not detail_path:
+        known |= {'fields', 'detail'}
+    utils.check_arguments(params, known)
+    for name, since in kind.filters.items():
+        if name in params and not utils.allowed(since):
+            raise not_acceptable()
+    fields = None
+    if not detail_path:
+        fields = parse_fields(kind, params.get('fields'))
+        detail = params.get('detail')
+        if detail is not None:
+            if not utils.allowed((1, 43)):
+                raise not_acceptable()
+            detail = utils.parse_bool('detail', detail)
+        if detail and fields is not None:
+            raise utils.BadRequest('Can not specify ?detail=True and fields '
+                                   'in the same request.')
+        if fields is None and not detail:
+            fields = list(kind.list_fields)
+    sort_key = params.get('sort_key', 'id')
+    sort_dir = params.get('sort_dir', 'asc')
+    if sort_key in kind.since and not utils.allowed(kind.since[sort_key]):
+        raise not_acceptable()
+    utils.check_sort(sort_key, sort_dir,
+                     kind.obj.SORTABLE - set(kind.unsortable),
+                     kind.unsortable)
+    limit = utils.parse_limit(params.get('limit'))
+    marker = params.get('marker')
+    if marker is not None and not uuidutils.is_uuid_like(marker):
+        raise utils.BadRequest('Expected a UUID but received %s.' % marker)
+    filters = _filters(kind, params, node_ident, portgroup_ident)
+    if project is not None:
+        filters['project'] = project
+    found = kind.obj.list(utils.context(), filters, limit, marker,
+                          sort_key, sort_dir)
+    items = [render(kind, record, fields) for record in found]
+    query = {key: value for key, value in params.items()
+             if key not in ('limit', 'marker')}
+    return utils.collection(kind.collection, items, limit,
+                            resource=resource,
+                            marker=found[-1].uuid if found else None,
+                            **query)
+
+
+def _filters(kind, params, node_ident, portgroup_ident):
+    filters = {}
+    node_ident = node_ident or params.get('node_uuid') or params.get('node')
+    portgroup_ident = portgroup_ident or params.get('portgroup')
+    if node_ident and portgroup_ident:
+        raise exception.OperationNotPermitted()
+    if params.get('node_uuid') is not None:
+        schema.check_uuid(params['node_uuid'])
+    if node_ident:
+        filters['node_id'] = _node_for_filter(node_ident).id
+    if portgroup_ident:
+        portgroup = fetch(PORTGROUP, portgroup_ident)
+        # A port group of a node the caller may not see does not exist.
+        access.authorize_port(
+            'baremetal:node:get',
+            objects.Node.get_by_id(utils.context(), portgroup.node_id),
+            PORTGROUP.not_found(portgroup_ident))
+        filters['portgroup_id'] = portgroup.id
+    if params.get('address') is not None:
+        filters['address'] = schema.normalize_mac(params['address'])
+    if 'conductor_groups' in params:
+        # A comma-separated list, maybe repeated; groups are
+        # case-insensitive and stored lower-case.
+        filters['conductor_groups'] = sorted({
+            group.strip().lower()
+            for value in pecan.request.GET.getall('conductor_groups')
+            for group in value.split(',') if group.strip()})
+    return filters
+
+
+# -- writes ------------------------------------------------------------------
+
+def _node_for_write(kind, node_uuid):
+    """The node a port or port group is created on or moved to: 400 if
+    there is none (or the caller may not see it), as Ironic answers."""
+    try:
+        node = objects.Node.get_by_uuid(utils.context(), node_uuid)
+        access.authorize_port('baremetal:node:get', node,
+                              exception.NodeNotFound(node_uuid))
+    except exception.NodeNotFound as exc:
+        raise utils.BadRequest(exc.message)
+    return node
+
+
+def _portgroup_id(portgroup_uuid):
+    if portgroup_uuid is None:
+        return None
+    try:
+        return objects.Portgroup.get_by_uuid(utils.context(),
+                                             portgroup_uuid).id
+    except exception.PortgroupNotFound as exc:
+        raise utils.BadRequest(exc.message)
+
+
+def _columns(values, node):
+    columns = {key: value for key, value in values.items()
+               if key not in ('node_uuid', 'portgroup_uuid')}
+    columns['node_id'] = node.id
+    if 'portgroup_uuid' in values:
+        columns['portgroup_id'] = _portgroup_id(values['portgroup_uuid'])
+    return columns
+
+
+def create(kind, body):
+    """``POST``: the new record, after Ironic's checks."""
+    body = node_common.json_object(body)
+    for key, value in body.items():
+        since = kind.since.get(key)
+        if since is not None and not utils.allowed(since) and \
+                value is not None:
+            raise not_acceptable()
+    if body.get('name') is not None and \
+            not utils.is_valid_logical_name(body['name']):
+        raise utils.BadRequest("Cannot create %s with invalid name '%s'"
+                               % (kind.name, body['name']))
+    values = schema.check_document(kind.name, body)
+    if kind is PORTGROUP and values.get('mode') is None:
+        values['mode'] = utils.conf().api.default_portgroup_mode
+    node = _node_for_write(kind, values['node_uuid'])
+    access.authorize_port(kind.rule('create'), node,
+                          utils.BadRequest('Node %s could not be found.'
+                                           % node.uuid))
+    columns = _columns(values, node)
+    rpcapi = utils.rpcapi()
+    if kind is PORT:
+        record = rpcapi.create_port(utils.context(), node, columns)
+    else:
+        record = rpcapi.create_portgroup(utils.context(), node, columns)
+    pecan.response.location = '%s/v1/%s/%s' % (
+        base.public_url(), kind.collection, record.uuid)
+    return render(kind, record)
+
+
+def _check_patch(kind, patch):
+    utils.check_patch(patch)
+    for op in patch:
+        path = op['path']
+        root = utils.patch_root(op)
+        if root in schema.INTERNAL:
+            raise utils.BadRequest("'%s' is an internal attribute and can "
+                                   "not be updated" % path)
+        if op['op'] == 'remove' and root in kind.mandatory and \
+                path == '/' + root:
+            raise utils.BadRequest("'%s' is a mandatory attribute and can "
+                                   "not be removed" % path)
+        if root not in kind.writable:
+            if op['op'] == 'add':
+                raise utils.BadRequest('Adding a new attribute (%s) to the '
+                                       'root of the resource is not '
+                                       'allowed' % path)
+            continue    # the patch fails on it with jsonpatch's message
+        if not utils.allowed(kind.since[root]):
+            raise not_acceptable()
+
+
+def _defaults(kind):
+    if kind is PORT:
+        return {'pxe_enabled': True, 'is_smartnic': False, 'extra': {},
+                'local_link_connection': {}}
+    return {'standalone_ports_supported': True, 'extra': {},
+            'properties': {}}
+
+
+def update(kind, ident, patch):
+    """``PATCH``: the record with the JSON patch applied by the
+    conductor."""
+    patch = utils.json_body(patch)
+    _check_patch(kind, patch)
+    record, node = authorized(kind, ident, 'update')
+    current = {name: _value(record, name) for name in kind.writable
+               if utils.allowed(kind.since[name])}
+    patched = utils.apply_patch(current, patch)
+    defaults = _defaults(kind)
+    for name in current:
+        if name not in patched:
+            patched[name] = defaults.get(name)
+    name = patched.get('name')
+    if name is not None and name != record.name and \
+            not utils.is_valid_logical_name(name):
+        raise utils.BadRequest("%s %s: Cannot change name to invalid name "
+                               "'%s'" % (kind.name.capitalize(), ident,
+                                         name))
+    values = schema.check_document(kind.name, patched)
+    target = node
+    if values['node_uuid'] != record.node_uuid:
+        target = _node_for_write(kind, values['node_uuid'])
+    columns = _columns(values, target)
+    changes = {key: value for key, value in columns.items()
+               if value != getattr(record, key)}
+    expected = {key: getattr(record, key) for key in changes}
+    rpcapi = utils.rpcapi()
+    if changes:
+        if kind is PORT:
+            record = rpcapi.update_port(utils.context(), node, record,
+                                        changes, expected)
+        else:
+            record = rpcapi.update_portgroup(utils.context(), node, record,
+                                             changes, expected)
+    return render(kind, record)
+
+
+def destroy(kind, ident):
+    record, node = authorized(kind, ident, 'delete')
+    if kind is PORT:
+        utils.rpcapi().destroy_port(utils.context(), node, record)
+    else:
+        utils.rpcapi().destroy_portgroup(utils.context(), node, record)
