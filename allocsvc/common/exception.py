@@ -276,3 +276,13 @@ class NoValidDefaultForInterface(InvalidParameterValue):
             "For%s hardware type '%s', no default value found for %s "
             "interface could be determined. Please ensure the interfaces "
             "are enabled." % (node_info, hardware_type, kind))
+
+
+class NodeProtected(AllocsvcException):
+    """A protected node may not be torn down or deleted (Ironic: 403)."""
+
+    status = 403
+
+    def __init__(self, node):
+        super().__init__('Node %s is protected and cannot be undeployed, '
+                         'rebuilt or deleted' % node)

@@ -36,6 +36,8 @@ defaults; configuration is read at call time, never at import):
   (400, as Ironic's API answers) unless ``name`` is enabled;
 * ``check_interface(conf, hardware_type, type, name)``:
   InterfaceNotFoundInEntrypoint / IncompatibleInterface;
+* ``validate(hardware_type, interfaces)``: the per-interface report of
+  ``GET /v1/nodes/{node}/validate``;
 * ``node_interfaces(conf, hardware_type, given, node=None)``: every
   ``<type>_interface`` field of a node, from the ones ``given`` (checked)
   and the defaults for the others.
@@ -237,3 +239,28 @@ def node_interfaces(conf, hardware_type, given, node=None):
             name = default_interface(conf, hardware_type, kind, node)
         result[field] = name
     return result
+
+
+# The interface types a node's validation reports on (Ironic leaves out
+# vendor passthru).
+VALIDATED_TYPES = tuple(kind for kind in INTERFACE_TYPES if kind != 'vendor')
+
+
+def validate(hardware_type, interfaces):
+    """What validating a node's interfaces finds, as Ironic reports it
+    (interface type -> ``{'result': bool[, 'reason': text]}``) for a node
+    of ``hardware_type`` with ``interfaces`` (its ``<type>_interface``
+    fields). fake-hardware finishes every step itself, so every
+    implementation validates, except the ``no-*`` ones, which implement
+    nothing and say so."""
+    report = {}
+    for kind in VALIDATED_TYPES:
+        name = interfaces.get('%s_interface' % kind) or ''
+        if name.startswith('no-'):
+            report[kind] = {
+                'result': False,
+                'reason': 'Driver %s does not support %s (disabled or not '
+                          'implemented).' % (hardware_type, kind)}
+        else:
+            report[kind] = {'result': True}
+    return report

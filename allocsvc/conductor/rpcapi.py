@@ -50,7 +50,8 @@ class ConductorAPI:
     #      update_node, destroy_node, set_maintenance,
     #      change_node_power_state, do_provisioning_action,
     #      set_node_traits, add_node_trait, remove_node_traits (calls)
-    RPC_API_VERSION = '1.1'
+    # 1.2: validate_driver_interfaces; update_node's reset_interfaces
+    RPC_API_VERSION = '1.2'
 
     def __init__(self, conf, transport=None):
         objects.register_all()
@@ -128,22 +129,24 @@ class ConductorAPI:
             raise exception.NoConductorAvailable(
                 'conductor %s did not answer in time' % hostname)
 
-    def _call_1_1(self, context, method, prefer=None, **kwargs):
-        """Call ``method`` (1.1) on the conductor whose id is ``prefer``
-        (the owner of what it is about) if it is alive, else on any live
-        one."""
-        if not self.client.can_send_version('1.1'):
-            raise exception.ConductorTooOld(method, '1.1')
+    def _call_1_1(self, context, method, prefer=None, version='1.1',
+                  **kwargs):
+        """Call ``method`` (of RPC API ``version``, 1.1 unless said) on
+        the conductor whose id is ``prefer`` (the owner of what it is
+        about) if it is alive, else on any live one."""
+        if not self.client.can_send_version(version):
+            raise exception.ConductorTooOld(method, version)
         conductor = self.pick_conductor(context, prefer=prefer)
-        return self._call(context, conductor.hostname, '1.1', method,
+        return self._call(context, conductor.hostname, version, method,
                           **kwargs)
 
-    def _call_for_node(self, context, node, method, **kwargs):
-        """Call ``method`` (1.1) about ``node`` (an ``objects.Node``) on
-        the conductor that owns the node if it is alive, else on any live
-        one."""
+    def _call_for_node(self, context, node, method, version='1.1',
+                       **kwargs):
+        """Call ``method`` (of ``version``) about ``node`` (an
+        ``objects.Node``) on the conductor that owns the node if it is
+        alive, else on any live one."""
         return self._call_1_1(context, method, node.conductor_affinity,
-                              node=node, **kwargs)
+                              version=version, node=node, **kwargs)
 
     @rpc.rebuild_errors
     def destroy_allocation(self, context, allocation):
@@ -175,15 +178,30 @@ class ConductorAPI:
                               legacy=legacy)
 
     @rpc.rebuild_errors
-    def update_node(self, context, node, changes, expected=None):
+    def update_node(self, context, node, changes, expected=None,
+                    reset_interfaces=False):
         """Write ``changes`` (column values) to ``node`` (an
         ``objects.Node`` as the caller read it) under its lock; return
         the ``objects.Node``. ``expected``: the column values the changes
         were computed from (NodeChanged, 409, if another writer changed
         one). The rules of ``provisioning.update_node`` (InvalidState,
-        NodeAssociated, NoValidHost, NodeLocked...)."""
+        NodeAssociated, NoValidHost, NodeLocked...). ``reset_interfaces``
+        (1.2): a driver change resets the interfaces not changed."""
+        if reset_interfaces:
+            return self._call_for_node(context, node, 'update_node',
+                                       version='1.2', changes=changes,
+                                       expected=expected,
+                                       reset_interfaces=True)
         return self._call_for_node(context, node, 'update_node',
                                    changes=changes, expected=expected)
+
+    @rpc.rebuild_errors
+    def validate_driver_interfaces(self, context, node):
+        """(1.2) Per interface type of ``node``: ``{'result': bool}``,
+        with a ``reason`` when False."""
+        return self._call_for_node(context, node,
+                                   'validate_driver_interfaces',
+                                   version='1.2')
 
     @rpc.rebuild_errors
     def destroy_node(self, context, node):

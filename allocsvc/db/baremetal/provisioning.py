@@ -18,6 +18,7 @@ NodeLocked (409). The node a change returns is read once the lock is
 released.
 """
 
+from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from allocsvc.common import exception
@@ -77,13 +78,90 @@ def initial_state(legacy=False):
     return state
 
 
-def create_node(context, values, legacy=False):
+def create_node(context, values, legacy=False, conf=None):
     """Insert a node from ``values`` (columns, and ``traits``) in its
     initial state (see ``initial_state``); return it. NoValidHost for
-    an unknown driver; the unique clashes of ``nodes.create_node``."""
-    check_driver(values['driver'], values.get('conductor_group'))
-    values = dict(values, provision_state=initial_state(legacy))
+    a driver nodes may not use; the driver interfaces not given get
+    their defaults and the given ones are checked (``hardware``, 400s);
+    ``parent_node`` (UUID or name) must name a node; the retirement
+    rules of ``_check_flags``; the unique clashes of
+    ``nodes.create_node``."""
+    check_driver(values['driver'], values.get('conductor_group'), conf)
+    values = dict(values)
+    values.setdefault('uuid', uuidutils.generate_uuid())
+    values.update(hardware.node_interfaces(conf, values['driver'], values,
+                                           node=values['uuid']))
+    _check_flags(values, values)
+    _sync_instance_name(values, values)
+    values['provision_state'] = initial_state(legacy)
+    return _create(context, values)
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def _create(context, values):
+    if values.get('parent_node') is not None:
+        values['parent_node'] = _parent_uuid(context, values['parent_node'])
     return nodes.create_node(context, values)
+
+
+def _parent_uuid(context, ident, child=None):
+    """The UUID of the node ``ident`` (UUID or name) names, as a parent
+    of ``child`` (a UUID, or None for a new node); 400 if there is
+    none or it is the child itself."""
+    column = _NODE.c.uuid if uuidutils.is_uuid_like(ident) else _NODE.c.name
+    uuid = context.session.execute(
+        sa.select(_NODE.c.uuid).where(column == ident)).scalar()
+    if uuid is None:
+        raise exception.InvalidParameterValue(
+            'Node %s could not be found.' % ident)
+    if uuid == child:
+        raise exception.InvalidParameterValue(
+            'Node %s can not be its own parent node.' % child)
+    return uuid
+
+
+def _check_flags(node, changes):
+    """Ironic's rules on retirement and protection for ``changes`` to
+    ``node`` (a mapping or record; for a new node both are its values):
+    a reason only goes with its flag (400); unsetting a flag forgets its
+    reason; a node is retired outside ``available`` and protected only
+    in ``active`` (409)."""
+    def current(name):
+        if name in changes:
+            return changes[name]
+        return node.get(name) if isinstance(node, dict) \
+            else getattr(node, name)
+
+    uuid = current('uuid')
+    state = current('provision_state')
+    for flag, reason in (('retired', 'retired_reason'),
+                         ('protected', 'protected_reason')):
+        if changes.get(reason) and not current(flag):
+            raise exception.InvalidParameterValue(
+                'The %s field can only be set when %s is True'
+                % (reason, flag))
+        if flag in changes and not changes[flag]:
+            changes[reason] = None
+    if changes.get('retired') and node is not changes and \
+            state == states.AVAILABLE:
+        raise exception.InvalidState(
+            "Node %s can not have 'retired' set in provision state "
+            "'available', the current state is '%s'" % (uuid, state))
+    if changes.get('protected') and state != states.ACTIVE:
+        raise exception.InvalidState(
+            "Node %s can only be made protected in provision states "
+            "'active' or 'rescue', the current state is '%s'"
+            % (uuid, state))
+
+
+def _sync_instance_name(node, changes):
+    """Ironic keeps ``instance_name`` in step with the display name Nova
+    puts in ``instance_info`` unless the name is set itself."""
+    if 'instance_info' in changes and 'instance_name' not in changes:
+        name = (changes['instance_info'] or {}).get('display_name')
+        if name is not None:
+            changes['instance_name'] = str(name)[:255]
 
 
 def _drop_allocation(context, node):
@@ -110,7 +188,8 @@ def _allocation_owner(context, allocation_id):
 
 # -- update and delete -------------------------------------------------------
 
-def update_node(context, node_id, changes, locker, expected=None):
+def update_node(context, node_id, changes, locker, expected=None,
+                reset_interfaces=False, conf=None):
     """Write ``changes`` (column values) to the node under its lock, in
     one transaction, and return the node. ``expected`` (column values)
     are what the changes were computed from (a JSON patch applied to the
@@ -129,22 +208,66 @@ def update_node(context, node_id, changes, locker, expected=None):
       InvalidState;
     * changing ``resource_class`` once set, outside enroll, manageable
       and available -- InvalidState;
-    * ``driver`` must be one nodes may use -- NoValidHost (400).
+    * ``driver`` must be one nodes may use -- NoValidHost (400); with
+      ``reset_interfaces`` the interfaces not in ``changes`` go back to
+      their defaults;
+    * the interfaces are checked and defaulted (``hardware``, 400s) and
+      change only in enroll, inspection, manageable or available, or in
+      maintenance -- InvalidState;
+    * retirement and protection: ``_check_flags``;
+    * ``parent_node`` must name another node (400).
     """
     if 'driver' in changes:
-        check_driver(changes['driver'], changes.get('conductor_group'))
+        check_driver(changes['driver'], changes.get('conductor_group'),
+                     conf)
     with locker.hold(context, node_id):
-        _update(context, node_id, changes, locker.host, expected or {})
+        _update(context, node_id, dict(changes), locker.host,
+                expected or {}, reset_interfaces, conf)
     return nodes.get_by_id(context, node_id)
+
+
+# Where a node's interfaces may change out of maintenance (Ironic's).
+_INTERFACE_STATES = ('enroll', 'inspecting', 'inspect wait', 'manageable',
+                     'available')
+
+
+def _interfaces(node, changes, reset, conf):
+    """The interface changes of ``changes`` checked, with the defaults
+    of the ones a driver change resets (``reset``) or leaves unset."""
+    driver = changes.get('driver', node.driver)
+    changing = [field for field in hardware.FIELDS if field in changes]
+    if changing and not (node.maintenance or
+                         node.provision_state in _INTERFACE_STATES):
+        raise exception.InvalidState(
+            'Node %s can not have %s updated unless it is in one of '
+            'allowed (%s) states or in maintenance mode.'
+            % (node.uuid, changing[0], ', '.join(_INTERFACE_STATES)))
+    if 'driver' not in changes and not changing:
+        return
+    given = {field: changes[field] if field in changes
+             else (None if reset else getattr(node, field))
+             for field in hardware.FIELDS}
+    for field, name in hardware.node_interfaces(
+            conf, driver, given, node=node.uuid).items():
+        if name != getattr(node, field):
+            changes[field] = name
 
 
 @db_api.retry_on_deadlock
 @db_api.writer
-def _update(context, node_id, changes, host, expected):
+def _update(context, node_id, changes, host, expected, reset=False,
+            conf=None):
     node = nodes.get_in_transaction(context, node_id)
     for column, value in expected.items():
         if getattr(node, column) != value:
             raise exception.NodeChanged(node.uuid, column)
+    changes = dict(changes)
+    _interfaces(node, changes, reset, conf)
+    _check_flags(node, changes)
+    _sync_instance_name(node, changes)
+    if changes.get('parent_node') is not None:
+        changes['parent_node'] = _parent_uuid(
+            context, changes['parent_node'], child=node.uuid)
     changes = {key: value for key, value in changes.items()
                if getattr(node, key) != value}
     removing_instance = ('instance_uuid' in changes and
@@ -211,6 +334,8 @@ def _destroy(context, node_id, host, allowed):
     node = nodes.get_in_transaction(context, node_id)
     if node.reservation != host:
         raise exception.NodeNotLocked(node.uuid, host)
+    if node.protected:
+        raise exception.NodeProtected(node.uuid)
     if not node.maintenance:
         if node.instance_uuid is not None:
             raise exception.NodeAssociated(node.uuid, node.instance_uuid)
@@ -301,6 +426,8 @@ def _provision(context, node_id, verb, host, configdrive):
     if event is None:
         raise exception.InvalidStateRequested(verb, node.uuid,
                                               node.provision_state)
+    if event == states.DELETED and node.protected:
+        raise exception.NodeProtected(node.uuid)
     try:
         path = states.node_settle(node.provision_state, event)
     except states.InvalidTransition:
