@@ -134,6 +134,12 @@ class Node(base.AllocsvcObject):
         return cls.from_records(context, db_nodes.list_nodes(
             context, filters, limit, marker, sort_key, sort_dir))
 
+    @classmethod
+    def shard_counts(cls, context):
+        """``[(shard, number of nodes)]``, most populated first; the
+        nodes without a shard count under None."""
+        return db_nodes.shard_counts(context)
+
     def create(self, context=None):
         """Insert the fields set so far (and ``traits``, if set)."""
         values = self.obj_get_changes()

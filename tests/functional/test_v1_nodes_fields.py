@@ -388,3 +388,19 @@ def test_validate(database):
     assert call('GET', '/v1/nodes/val/validate',
                 version='1.4').status_int == 406
     assert call('POST', '/v1/nodes/val/validate', {}).status_int == 405
+
+
+# -- shards ------------------------------------------------------------------
+
+def test_shards(database):
+    assert call('GET', '/v1/shards').json == {'shards': []}
+    for shard in ('s1', 's2', 's2', None):
+        create(shard=shard)
+    resp = call('GET', '/v1/shards')
+    assert resp.status_int == 200, resp.text
+    assert resp.json == {'shards': [{'name': 's2', 'count': 2},
+                                    {'name': None, 'count': 1},
+                                    {'name': 's1', 'count': 1}]}
+    assert call('GET', '/v1/shards', version='1.81').status_int == 404
+    assert call('GET', '/v1/shards?x=1').status_int == 400
+    assert call('POST', '/v1/shards', {}).status_int == 405

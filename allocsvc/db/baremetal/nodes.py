@@ -251,6 +251,19 @@ def list_nodes(context, filters=None, limit=None, marker=None,
     return [Node(row, traits[row.id]) for row in rows]
 
 
+@db_api.reader
+def shard_counts(context):
+    """``[(shard, number of nodes)]``, the most populated first (ties by
+    name); the nodes without a shard count under None."""
+    # SELECT shard, count(id) FROM nodes GROUP BY shard
+    rows = context.session.execute(
+        sa.select(_NODE.c.shard, sa.func.count(_NODE.c.id))
+        .group_by(_NODE.c.shard)).all()
+    return sorted(((shard, int(count)) for shard, count in rows),
+                  key=lambda row: (-row[1], row[0] is not None,
+                                   row[0] or ''))
+
+
 def _duplicate(exc, values, uuid=None):
     columns = exc.columns or []
     if any('instance_uuid' in c for c in columns):

@@ -12,6 +12,7 @@ from allocsvc.api.controllers.v1 import allocation
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import conductor
 from allocsvc.api.controllers.v1 import node
+from allocsvc.api.controllers.v1 import shard
 from allocsvc.api.controllers.v1 import versions
 
 # (name, first version) of each resource linked from GET /v1, in the order
@@ -51,6 +52,7 @@ RESOURCES = {
     'nodes': (node.NodesController(), None),
     'allocations': (allocation.AllocationsController(), _allocations_gate),
     'conductors': (conductor.ConductorsController(), _conductors_gate),
+    'shards': (shard.ShardsController(), shard.gate),
 }
 
 
