@@ -359,6 +359,18 @@ def test_instance_name_follows_display_name(database):
     resp = patch('in', [{'op': 'replace', 'path': '/instance_name',
                          'value': 'mine'}])
     assert resp.json['instance_name'] == 'mine'
+    # A name set explicitly stays (openstacksdk's functional test).
+    resp = patch('in', [{'op': 'replace', 'path': '/instance_info',
+                         'value': {'display_name': 'server-2'}}])
+    assert resp.json['instance_name'] == 'mine'
+    resp = patch('in', [{'op': 'remove', 'path': '/instance_name'}])
+    assert resp.json['instance_name'] is None
+    # Tearing the instance down forgets its name.
+    node = active(instance_name='deployed')
+    assert node['instance_name'] == 'deployed'
+    provision(node['uuid'], 'deleted')
+    assert call('GET', '/v1/nodes/' + node['uuid']).json[
+        'instance_name'] is None
     resp = patch('in', [{'op': 'replace', 'path': '/instance_name',
                          'value': 'old'}], version='1.103')
     assert resp.status_int == 406

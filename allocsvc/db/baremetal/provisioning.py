@@ -156,9 +156,13 @@ def _check_flags(node, changes):
 
 
 def _sync_instance_name(node, changes):
-    """Ironic keeps ``instance_name`` in step with the display name Nova
-    puts in ``instance_info`` unless the name is set itself."""
-    if 'instance_info' in changes and 'instance_name' not in changes:
+    """A node without an ``instance_name`` takes the display name Nova
+    puts in ``instance_info`` (as Ironic does); a name set explicitly
+    stays."""
+    current = node.get('instance_name') if isinstance(node, dict) \
+        else node.instance_name
+    if 'instance_info' in changes and 'instance_name' not in changes \
+            and current is None:
         name = (changes['instance_info'] or {}).get('display_name')
         if name is not None:
             changes['instance_name'] = str(name)[:255]
@@ -440,7 +444,8 @@ def _provision(context, node_id, verb, host, configdrive):
         values['instance_info'] = dict(node.instance_info,
                                        configdrive=configdrive)
     if event == states.DELETED:
-        values.update(instance_uuid=None, instance_info={})
+        values.update(instance_uuid=None, instance_info={},
+                      instance_name=None)
         if node.allocation_id is not None:
             _drop_allocation(context, node)
     # UPDATE nodes SET provision_state = :settled, ...
