@@ -286,3 +286,11 @@ class NodeProtected(AllocsvcException):
     def __init__(self, node):
         super().__init__('Node %s is protected and cannot be undeployed, '
                          'rebuilt or deleted' % node)
+
+
+class NodeIsRetired(BadRequest):
+    """A retired node is not made available again."""
+
+    def __init__(self, operation, node):
+        super().__init__("The %s operation can't be performed on node %s "
+                         "because it is retired." % (operation, node))

@@ -303,8 +303,17 @@ def test_retire_rules(database):
     assert resp.json['retired'] is True
     assert resp.json['retired_reason'] == 'old'
     assert uuids('retired=true') == [node['uuid']]
+    resp = call('PUT', '/v1/nodes/ret/states/provision',
+                {'target': 'provide'})
+    assert resp.status_int == 400
+    assert message(resp) == ("The providing operation can't be performed on "
+                             "node %s because it is retired." % node['uuid'])
+    # Unsetting retired with a reason: the reason goes too (Ironic's).
     resp = patch('ret', [{'op': 'replace', 'path': '/retired',
-                          'value': False}])
+                          'value': False},
+                         {'op': 'replace', 'path': '/retired_reason',
+                          'value': 'new'}])
+    assert resp.status_int == 200, resp.text
     assert resp.json['retired'] is False
     assert resp.json['retired_reason'] is None
     resp = patch('ret', [{'op': 'add', 'path': '/retired', 'value': True}],
@@ -349,6 +358,17 @@ def test_protect_rules(database):
     resp = patch(create()['uuid'], [{'op': 'add', 'path': '/protected',
                                      'value': True}], version='1.47')
     assert resp.status_int == 406
+
+
+def test_out_of_maintenance_forgets_reason_and_fault(database):
+    create(name='mnt')
+    resp = call('PUT', '/v1/nodes/mnt/maintenance', {'reason': 'broken'})
+    assert resp.status_int == 202, resp.text
+    resp = patch('mnt', [{'op': 'replace', 'path': '/maintenance',
+                          'value': False}])
+    assert resp.json['maintenance'] is False
+    assert resp.json['maintenance_reason'] is None
+    assert resp.json['fault'] is None
 
 
 def test_instance_name_follows_display_name(database):

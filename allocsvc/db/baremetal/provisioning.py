@@ -137,12 +137,12 @@ def _check_flags(node, changes):
     state = current('provision_state')
     for flag, reason in (('retired', 'retired_reason'),
                          ('protected', 'protected_reason')):
+        if flag in changes and not changes[flag]:
+            changes[reason] = None
         if changes.get(reason) and not current(flag):
             raise exception.InvalidParameterValue(
                 'The %s field can only be set when %s is True'
                 % (reason, flag))
-        if flag in changes and not changes[flag]:
-            changes[reason] = None
     if changes.get('retired') and node is not changes and \
             state == states.AVAILABLE:
         raise exception.InvalidState(
@@ -266,6 +266,9 @@ def _update(context, node_id, changes, host, expected, reset=False,
         if getattr(node, column) != value:
             raise exception.NodeChanged(node.uuid, column)
     changes = dict(changes)
+    if 'maintenance' in changes and not changes['maintenance']:
+        # Out of maintenance: its reason and the fault that caused it go.
+        changes.update(maintenance_reason=None, fault=None)
     _interfaces(node, changes, reset, conf)
     _check_flags(node, changes)
     _sync_instance_name(node, changes)
@@ -365,6 +368,8 @@ def set_maintenance(context, node_id, maintenance, reason, locker):
 def _set_maintenance(context, node_id, maintenance, reason, host):
     values = {'maintenance': bool(maintenance),
               'maintenance_reason': reason if maintenance else None}
+    if not maintenance:
+        values['fault'] = None
     return nodes.update_in_transaction(context, node_id, values,
                                        locked_by=host)
 
@@ -432,6 +437,9 @@ def _provision(context, node_id, verb, host, configdrive):
                                               node.provision_state)
     if event == states.DELETED and node.protected:
         raise exception.NodeProtected(node.uuid)
+    if event == states.PROVIDE and node.retired and \
+            node.provision_state == states.MANAGEABLE:
+        raise exception.NodeIsRetired('providing', node.uuid)
     try:
         path = states.node_settle(node.provision_state, event)
     except states.InvalidTransition:
