@@ -123,6 +123,10 @@ def test_unknown_driver_and_chassis_are_400(database):
     assert message(resp) == 'Chassis %s could not be found.' % chassis
     doc = create(chassis_uuid=None)
     assert doc['chassis_uuid'] is None
+    resp = call('GET', '/v1/nodes?chassis_uuid=' + chassis)
+    assert resp.status_int == 404
+    assert message(resp) == 'Chassis %s could not be found.' % chassis
+    assert call('GET', '/v1/nodes?chassis_uuid=x').status_int == 400
 
 
 def test_patch_interfaces(database):
@@ -274,7 +278,20 @@ def test_filters(database):
     assert resp.status_int == 200
     resp = call('GET', '/v1/nodes?sort_key=network_data')
     assert resp.status_int == 400
-    # The parent must exist.
+    resp = call('GET', '/v1/nodes/f-plain/children')
+    assert resp.status_int == 200, resp.text
+    assert resp.json == {'children': [child]}
+    assert call('GET', '/v1/nodes/f-child/children').json == {
+        'children': []}
+    assert call('GET', '/v1/nodes/f-plain/children',
+                version='1.82').status_int == 404
+    # The parent must exist, and not be the node itself.
+    resp = patch('f-child', [{'op': 'replace', 'path': '/parent_node',
+                              'value': child}])
+    assert resp.status_int == 400
+    assert message(resp) == 'Node %s can not be its own parent node.' % child
+    resp = patch('f-child', [{'op': 'remove', 'path': '/parent_node'}])
+    assert resp.json['parent_node'] is None
     resp = call('POST', '/v1/nodes', {'driver': 'fake-hardware',
                                       'parent_node': 'nowhere'})
     assert resp.status_int == 400

@@ -16,6 +16,7 @@ does not take a 405 with ``Allow``)::
     PUT, DELETE         /v1/nodes/{node}/traits/{trait}
     GET, DELETE         /v1/nodes/{node}/allocation  (1.52) allocation
     GET                 /v1/nodes/{node}/validate
+    GET                 /v1/nodes/{node}/children    (1.83)
     GET                 /v1/nodes/validate?node=     (node_uuid= too)
 
 Handlers check the request as Ironic does (microversion of every field,
@@ -43,13 +44,15 @@ from allocsvc.common import exception
 from allocsvc.common import states
 
 # Sub-resources of a node that appeared after 1.1 (404 before).
-SUBRESOURCE_SINCE = {'traits': (1, 37), 'allocation': (1, 52)}
+SUBRESOURCE_SINCE = {'traits': (1, 37), 'allocation': (1, 52),
+                     'children': (1, 83)}
 
 # List filters: query parameter -> (first version, parser).
 _FILTERS = {
     'maintenance': ((1, 1), utils.parse_bool),
     'associated': ((1, 1), utils.parse_bool),
     'instance_uuid': ((1, 1), None),
+    'chassis_uuid': ((1, 1), None),
     'provision_state': ((1, 9), None),
     'driver': ((1, 16), None),
     'resource_class': ((1, 21), None),
@@ -175,6 +178,12 @@ class NodesController:
             filters[name] = parse(name, value) if parse else value
         if 'instance_uuid' in filters:
             node_schema.check_uuid('instance_uuid', filters['instance_uuid'])
+        if 'chassis_uuid' in filters:
+            # No chassis exists here: the one named is not found.
+            chassis = filters.pop('chassis_uuid')
+            node_schema.check_uuid('chassis_uuid', chassis)
+            raise exception.NotFound('Chassis %s could not be found.'
+                                     % chassis)
         state = filters.get('provision_state')
         if state is not None and state not in states.NODE_STATES:
             raise utils.BadRequest('Provision state "%s" is not valid'
@@ -287,6 +296,20 @@ class NodeController(base.Resource):
     def _validate(self):
         node_common.query_without_arguments()
         return _validate(self.ident)
+
+    @pecan.expose('json', generic=True)
+    def children(self, *args, **kwargs):
+        base.not_allowed('GET')
+
+    @children.when(method='GET', **base.WSME_JSON)
+    @base.expose(types.jsontype)
+    def _children(self):
+        """The UUIDs of the node's child nodes."""
+        node_common.query_without_arguments()
+        node = node_common.authorized_node(self.ident, 'baremetal:node:get')
+        found = objects.Node.list(utils.context(),
+                                  {'parent_node': node.uuid})
+        return {'children': [child.uuid for child in found]}
 
     @pecan.expose('json', generic=True)
     def index(self, *args, **kwargs):
