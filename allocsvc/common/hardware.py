@@ -30,6 +30,8 @@ defaults; configuration is read at call time, never at import):
 * ``enabled_hardware_types(conf)``, ``enabled_interfaces(conf, type)``;
 * ``supported_interfaces(hardware_type, type)``: what the hardware type
   supports, in its order of preference (``HARDWARE_TYPES``);
+* ``usable_interfaces(conf, hardware_type, type)``: supported and
+  enabled (what ``/v1/drivers`` calls the enabled interfaces);
 * ``default_interface(conf, hardware_type, type, node=None)``: the
   default, or NoValidDefaultForInterface;
 * ``check_hardware_type(conf, name, conductor_group='')``: NoValidHost
@@ -181,6 +183,16 @@ def enabled_interfaces(conf, kind):
 def supported_interfaces(hardware_type, kind):
     """What ``hardware_type`` supports of ``kind``, preferred first."""
     return list(HARDWARE_TYPES[hardware_type][kind])
+
+
+def usable_interfaces(conf, hardware_type, kind):
+    """The implementations of ``kind`` nodes of ``hardware_type`` can
+    use: enabled and supported (what Ironic's ``/v1/drivers`` lists as
+    the hardware type's ``enabled_<kind>_interfaces``), in configured
+    order."""
+    supported = supported_interfaces(hardware_type, kind)
+    return [name for name in enabled_interfaces(conf, kind)
+            if name in supported]
 
 
 def check_hardware_type(conf, name, conductor_group=''):

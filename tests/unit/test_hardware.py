@@ -86,3 +86,24 @@ def test_hardware_types(conf):
     conf.set_override('enabled_hardware_types', [])
     with pytest.raises(exception.NoValidHost):
         hardware.check_hardware_type(conf, 'fake-hardware')
+
+
+def test_usable_interfaces(conf):
+    assert hardware.usable_interfaces(conf, 'fake-hardware', 'power') == [
+        'fake']
+    conf.set_override('enabled_boot_interfaces', ['pxe', 'fake', 'other'])
+    assert hardware.usable_interfaces(conf, 'fake-hardware', 'boot') == [
+        'pxe', 'fake']
+    assert hardware.enabled_interfaces(conf, 'boot') == ['pxe', 'fake']
+
+
+def test_validate_report():
+    interfaces = hardware.node_interfaces(None, 'fake-hardware', {
+        'bios_interface': 'no-bios'})
+    report = hardware.validate('fake-hardware', interfaces)
+    assert 'vendor' not in report
+    assert report['power'] == {'result': True}
+    assert report['bios'] == {
+        'result': False,
+        'reason': 'Driver fake-hardware does not support bios (disabled or '
+                  'not implemented).'}
