@@ -338,6 +338,17 @@ def test_retire_rules(database):
     assert resp.status_int == 406
 
 
+def test_retired_node_torn_down_rests_in_manageable(database):
+    node = active(name='old')
+    resp = patch('old', [{'op': 'add', 'path': '/retired', 'value': True}])
+    assert resp.status_int == 200, resp.text
+    provision(node['uuid'], 'deleted')
+    shown = call('GET', '/v1/nodes/old').json
+    assert shown['provision_state'] == 'manageable'
+    assert shown['target_provision_state'] is None
+    assert shown['instance_uuid'] is None
+
+
 def test_protect_rules(database):
     node = api.available(name='prot')
     resp = patch('prot', [{'op': 'add', 'path': '/protected',

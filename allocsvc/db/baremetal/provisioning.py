@@ -445,6 +445,10 @@ def _provision(context, node_id, verb, host, configdrive):
     except states.InvalidTransition:
         raise exception.InvalidStateRequested(verb, node.uuid,
                                               node.provision_state)
+    if node.retired and path[-1][0] == states.AVAILABLE:
+        # A retired node is never made available again: once cleaned it
+        # rests in manageable (Ironic's), the machine's way there.
+        path += states.node_settle(states.AVAILABLE, states.MANAGE)
     provision_state, target = path[-1]
     values = {'provision_state': provision_state,
               'target_provision_state': target, 'last_error': None}
