@@ -159,12 +159,17 @@ class NodeCollection(Base):
 class NodeStates(Base):
     """``GET /v1/nodes/{node}/states``."""
 
+    console_enabled = bool
     last_error = wtypes.text
     power_state = wtypes.text
     provision_state = wtypes.text
     provision_updated_at = wtypes.text
     target_power_state = wtypes.text
     target_provision_state = wtypes.text
+    raid_config = {wtypes.text: jsontype}
+    target_raid_config = {wtypes.text: jsontype}
+    boot_mode = wtypes.text
+    secure_boot = bool
 
 
 class TraitsCollection(Base):
