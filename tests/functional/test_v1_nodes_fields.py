@@ -459,8 +459,8 @@ def test_shards(database):
     resp = call('GET', '/v1/shards')
     assert resp.status_int == 200, resp.text
     assert resp.json == {'shards': [{'name': 's2', 'count': 2},
-                                    {'name': None, 'count': 1},
                                     {'name': 's1', 'count': 1}]}
     assert call('GET', '/v1/shards', version='1.81').status_int == 404
-    assert call('GET', '/v1/shards?x=1').status_int == 400
+    # Ironic ignores the query string here.
+    assert call('GET', '/v1/shards?x=1').json == resp.json
     assert call('POST', '/v1/shards', {}).status_int == 405

@@ -3,10 +3,12 @@ each has, most populated first.
 
 Route table::
 
-    GET /v1/shards    list (no parameters, no paging: one row per shard)
+    GET /v1/shards    list (no paging: one row per shard)
 
-Ironic names the nodes without a shard "None" (a string); here their
-count is under a null name.
+As Ironic's, the query string is ignored. Ironic lists the nodes without
+a shard under the name "None" (a string its own response schema cannot
+tell from a shard so named); here they are left out: they are in no
+shard.
 """
 
 import pecan
@@ -14,7 +16,6 @@ import webob.exc
 
 from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import base
-from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
 from allocsvc import objects
@@ -38,8 +39,8 @@ class ShardsController:
     @index.when(method='GET', **base.WSME_JSON)
     @base.expose(types.jsontype)
     def _list(self):
-        node_common.query_without_arguments()
         access.authorize('baremetal:shards:get')
         return {'shards': [
             {'name': name, 'count': count}
-            for name, count in objects.Node.shard_counts(utils.context())]}
+            for name, count in objects.Node.shard_counts(utils.context())
+            if name is not None]}
