@@ -230,7 +230,10 @@ conductor_opts = [
                          'the conductors; the bare-metal API\'s other '
                          'writes are refused (503).'),
                  ('1.1', 'Every bare-metal write goes through a '
-                         'conductor.')],
+                         'conductor.'),
+                 ('1.2', 'Conductors also validate node interfaces '
+                         '(/validate) and reset them on a driver change '
+                         '(reset_interfaces).')],
         help='The newest conductor RPC API version the API may send to '
              'the conductors; unset, the newest it knows. Upgrade the '
              'conductors first, then the API processes: a conductor '
