@@ -94,15 +94,17 @@ def create_node(context, values, legacy=False, conf=None):
     _check_flags(values, values)
     _sync_instance_name(values, values)
     values['provision_state'] = initial_state(legacy)
-    return _create(context, values)
-
-
-@db_api.retry_on_deadlock
-@db_api.writer
-def _create(context, values):
     if values.get('parent_node') is not None:
-        values['parent_node'] = _parent_uuid(context, values['parent_node'])
+        values['parent_node'] = _find_parent(context, values['parent_node'])
+    # Its own transaction, retried whole on a deadlock (not nested in
+    # one of ours: a retry inside a rolled back transaction would
+    # insert the node twice).
     return nodes.create_node(context, values)
+
+
+@db_api.reader
+def _find_parent(context, ident):
+    return _parent_uuid(context, ident)
 
 
 def _parent_uuid(context, ident, child=None):
