@@ -107,3 +107,52 @@ def test_validate_report():
         'result': False,
         'reason': 'Driver fake-hardware does not support bios (disabled or '
                   'not implemented).'}
+
+
+# -- a driver change (provisioning._interfaces), with a second hardware
+# type that supports less than fake-hardware.
+
+def _node(**interfaces):
+    import types
+    values = dict(hardware.node_interfaces(None, 'fake-hardware', {}),
+                  **interfaces)
+    return types.SimpleNamespace(uuid='u1', driver='fake-hardware',
+                                 maintenance=False,
+                                 provision_state='manageable', **values)
+
+
+@pytest.fixture
+def second_type(monkeypatch):
+    narrow = {kind: ('fake',) if kind != 'network' else ('noop',)
+              for kind in hardware.INTERFACE_TYPES}
+    narrow['storage'] = ('noop',)
+    monkeypatch.setitem(hardware.HARDWARE_TYPES, 'narrow', narrow)
+
+
+def test_driver_change_keeps_or_resets_interfaces(second_type):
+    from allocsvc.db.baremetal import provisioning
+    node = _node(network_interface='noop')
+    changes = {'driver': 'narrow'}
+    provisioning._interfaces(node, changes, False, None)
+    assert changes == {'driver': 'narrow'}   # all still valid
+    node = _node()   # network flat: not supported by 'narrow'
+    with pytest.raises(exception.IncompatibleInterface) as info:
+        provisioning._interfaces(node, {'driver': 'narrow'}, False, None)
+    assert str(info.value) == ("network interface implementation 'flat' is "
+                               "not supported by hardware type narrow.")
+    changes = {'driver': 'narrow'}
+    provisioning._interfaces(node, changes, True, None)
+    assert changes == {'driver': 'narrow', 'network_interface': 'noop'}
+
+
+def test_interfaces_change_only_in_allowed_states():
+    from allocsvc.db.baremetal import provisioning
+    node = _node()
+    node.provision_state = 'active'
+    with pytest.raises(exception.InvalidState):
+        provisioning._interfaces(node, {'boot_interface': 'pxe'}, False,
+                                 None)
+    node.maintenance = True
+    changes = {'boot_interface': 'pxe'}
+    provisioning._interfaces(node, changes, False, None)
+    assert changes == {'boot_interface': 'pxe'}
