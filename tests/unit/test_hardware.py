@@ -109,7 +109,7 @@ def test_validate_report():
                   'not implemented).'}
 
 
-# -- a driver change (provisioning._interfaces), with a second hardware
+# -- a driver change (node_fields.interfaces), with a second hardware
 # type that supports less than fake-hardware.
 
 def _node(**interfaces):
@@ -130,29 +130,28 @@ def second_type(monkeypatch):
 
 
 def test_driver_change_keeps_or_resets_interfaces(second_type):
-    from allocsvc.db.baremetal import provisioning
+    from allocsvc.db.baremetal import node_fields
     node = _node(network_interface='noop')
     changes = {'driver': 'narrow'}
-    provisioning._interfaces(node, changes, False, None)
+    node_fields.interfaces(node, changes, False, None)
     assert changes == {'driver': 'narrow'}   # all still valid
     node = _node()   # network flat: not supported by 'narrow'
     with pytest.raises(exception.IncompatibleInterface) as info:
-        provisioning._interfaces(node, {'driver': 'narrow'}, False, None)
+        node_fields.interfaces(node, {'driver': 'narrow'}, False, None)
     assert str(info.value) == ("network interface implementation 'flat' is "
                                "not supported by hardware type narrow.")
     changes = {'driver': 'narrow'}
-    provisioning._interfaces(node, changes, True, None)
+    node_fields.interfaces(node, changes, True, None)
     assert changes == {'driver': 'narrow', 'network_interface': 'noop'}
 
 
 def test_interfaces_change_only_in_allowed_states():
-    from allocsvc.db.baremetal import provisioning
+    from allocsvc.db.baremetal import node_fields
     node = _node()
     node.provision_state = 'active'
     with pytest.raises(exception.InvalidState):
-        provisioning._interfaces(node, {'boot_interface': 'pxe'}, False,
-                                 None)
+        node_fields.interfaces(node, {'boot_interface': 'pxe'}, False, None)
     node.maintenance = True
     changes = {'boot_interface': 'pxe'}
-    provisioning._interfaces(node, changes, False, None)
+    node_fields.interfaces(node, changes, False, None)
     assert changes == {'boot_interface': 'pxe'}

@@ -27,6 +27,7 @@ from allocsvc.common import states
 from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import allocations as db_allocations
 from allocsvc.db.baremetal import locking
+from allocsvc.db.baremetal import node_fields
 from allocsvc.db.baremetal import nodes
 from allocsvc.db import models
 from allocsvc.placement import node_providers
@@ -84,90 +85,23 @@ def create_node(context, values, legacy=False, conf=None):
     a driver nodes may not use; the driver interfaces not given get
     their defaults and the given ones are checked (``hardware``, 400s);
     ``parent_node`` (UUID or name) must name a node; the retirement
-    rules of ``_check_flags``; the unique clashes of
+    rules of ``node_fields.check_flags``; the unique clashes of
     ``nodes.create_node``."""
     check_driver(values['driver'], values.get('conductor_group'), conf)
     values = dict(values)
     values.setdefault('uuid', uuidutils.generate_uuid())
     values.update(hardware.node_interfaces(conf, values['driver'], values,
                                            node=values['uuid']))
-    _check_flags(values, values)
-    _sync_instance_name(values, values)
+    node_fields.check_flags(values, values)
+    node_fields.sync_instance_name(values, values)
     values['provision_state'] = initial_state(legacy)
     if values.get('parent_node') is not None:
-        values['parent_node'] = _find_parent(context, values['parent_node'])
+        values['parent_node'] = node_fields.find_parent(
+            context, values['parent_node'])
     # Its own transaction, retried whole on a deadlock (not nested in
     # one of ours: a retry inside a rolled back transaction would
     # insert the node twice).
     return nodes.create_node(context, values)
-
-
-@db_api.reader
-def _find_parent(context, ident):
-    return _parent_uuid(context, ident)
-
-
-def _parent_uuid(context, ident, child=None):
-    """The UUID of the node ``ident`` (UUID or name) names, as a parent
-    of ``child`` (a UUID, or None for a new node); 400 if there is
-    none or it is the child itself."""
-    column = _NODE.c.uuid if uuidutils.is_uuid_like(ident) else _NODE.c.name
-    uuid = context.session.execute(
-        sa.select(_NODE.c.uuid).where(column == ident)).scalar()
-    if uuid is None:
-        raise exception.InvalidParameterValue(
-            'Node %s could not be found.' % ident)
-    if uuid == child:
-        raise exception.InvalidParameterValue(
-            'Node %s can not be its own parent node.' % child)
-    return uuid
-
-
-def _check_flags(node, changes):
-    """Ironic's rules on retirement and protection for ``changes`` to
-    ``node`` (a mapping or record; for a new node both are its values):
-    a reason only goes with its flag (400); unsetting a flag forgets its
-    reason; a node is retired outside ``available`` and protected only
-    in ``active`` (409)."""
-    def current(name):
-        if name in changes:
-            return changes[name]
-        return node.get(name) if isinstance(node, dict) \
-            else getattr(node, name)
-
-    uuid = current('uuid')
-    state = current('provision_state')
-    for flag, reason in (('retired', 'retired_reason'),
-                         ('protected', 'protected_reason')):
-        if flag in changes and not changes[flag]:
-            changes[reason] = None
-        if changes.get(reason) and not current(flag):
-            raise exception.InvalidParameterValue(
-                'The %s field can only be set when %s is True'
-                % (reason, flag))
-    if changes.get('retired') and node is not changes and \
-            state == states.AVAILABLE:
-        raise exception.InvalidState(
-            "Node %s can not have 'retired' set in provision state "
-            "'available', the current state is '%s'" % (uuid, state))
-    if changes.get('protected') and state != states.ACTIVE:
-        raise exception.InvalidState(
-            "Node %s can only be made protected in provision states "
-            "'active' or 'rescue', the current state is '%s'"
-            % (uuid, state))
-
-
-def _sync_instance_name(node, changes):
-    """A node without an ``instance_name`` takes the display name Nova
-    puts in ``instance_info`` (as Ironic does); a name set explicitly
-    stays."""
-    current = node.get('instance_name') if isinstance(node, dict) \
-        else node.instance_name
-    if 'instance_info' in changes and 'instance_name' not in changes \
-            and current is None:
-        name = (changes['instance_info'] or {}).get('display_name')
-        if name is not None:
-            changes['instance_name'] = str(name)[:255]
 
 
 def _drop_allocation(context, node):
@@ -220,7 +154,7 @@ def update_node(context, node_id, changes, locker, expected=None,
     * the interfaces are checked and defaulted (``hardware``, 400s) and
       change only in enroll, inspection, manageable or available, or in
       maintenance -- InvalidState;
-    * retirement and protection: ``_check_flags``;
+    * retirement and protection: ``node_fields.check_flags``;
     * ``parent_node`` must name another node (400).
     """
     if 'driver' in changes:
@@ -230,33 +164,6 @@ def update_node(context, node_id, changes, locker, expected=None,
         _update(context, node_id, dict(changes), locker.host,
                 expected or {}, reset_interfaces, conf)
     return nodes.get_by_id(context, node_id)
-
-
-# Where a node's interfaces may change out of maintenance (Ironic's).
-_INTERFACE_STATES = ('enroll', 'inspecting', 'inspect wait', 'manageable',
-                     'available')
-
-
-def _interfaces(node, changes, reset, conf):
-    """The interface changes of ``changes`` checked, with the defaults
-    of the ones a driver change resets (``reset``) or leaves unset."""
-    driver = changes.get('driver', node.driver)
-    changing = [field for field in hardware.FIELDS if field in changes]
-    if changing and not (node.maintenance or
-                         node.provision_state in _INTERFACE_STATES):
-        raise exception.InvalidState(
-            'Node %s can not have %s updated unless it is in one of '
-            'allowed (%s) states or in maintenance mode.'
-            % (node.uuid, changing[0], ', '.join(_INTERFACE_STATES)))
-    if 'driver' not in changes and not changing:
-        return
-    given = {field: changes[field] if field in changes
-             else (None if reset else getattr(node, field))
-             for field in hardware.FIELDS}
-    for field, name in hardware.node_interfaces(
-            conf, driver, given, node=node.uuid).items():
-        if name != getattr(node, field):
-            changes[field] = name
 
 
 @db_api.retry_on_deadlock
@@ -271,11 +178,11 @@ def _update(context, node_id, changes, host, expected, reset=False,
     if 'maintenance' in changes and not changes['maintenance']:
         # Out of maintenance: its reason and the fault that caused it go.
         changes.update(maintenance_reason=None, fault=None)
-    _interfaces(node, changes, reset, conf)
-    _check_flags(node, changes)
-    _sync_instance_name(node, changes)
+    node_fields.interfaces(node, changes, reset, conf)
+    node_fields.check_flags(node, changes)
+    node_fields.sync_instance_name(node, changes)
     if changes.get('parent_node') is not None:
-        changes['parent_node'] = _parent_uuid(
+        changes['parent_node'] = node_fields.parent_uuid(
             context, changes['parent_node'], child=node.uuid)
     changes = {key: value for key, value in changes.items()
                if getattr(node, key) != value}
