@@ -306,3 +306,51 @@ class OperationNotPermitted(AllocsvcException):
 
     def __init__(self):
         super().__init__('Operation not permitted.')
+class InterfaceNotFoundInEntrypoint(InvalidParameterValue):
+    """A node names an interface implementation that is not enabled."""
+
+    def __init__(self, name, entrypoint, valid):
+        super().__init__(
+            "Could not find the following interface in the '%s' "
+            "entrypoint: %s. Valid interfaces are %s."
+            % (entrypoint, name, valid))
+
+
+class IncompatibleInterface(InvalidParameterValue):
+    """A node names an implementation its hardware type does not
+    support."""
+
+    def __init__(self, kind, name, hardware_type):
+        super().__init__(
+            "%s interface implementation '%s' is not supported by hardware "
+            "type %s." % (kind, name, hardware_type))
+
+
+class NoValidDefaultForInterface(InvalidParameterValue):
+    """No enabled implementation of an interface type fits a node that
+    names none."""
+
+    def __init__(self, kind, hardware_type, node=None):
+        node_info = ' node %s with' % node if node else ''
+        super().__init__(
+            "For%s hardware type '%s', no default value found for %s "
+            "interface could be determined. Please ensure the interfaces "
+            "are enabled." % (node_info, hardware_type, kind))
+
+
+class NodeProtected(AllocsvcException):
+    """A protected node may not be torn down or deleted (Ironic: 403)."""
+
+    status = 403
+
+    def __init__(self, node):
+        super().__init__('Node %s is protected and cannot be undeployed, '
+                         'rebuilt or deleted' % node)
+
+
+class NodeIsRetired(BadRequest):
+    """A retired node is not made available again."""
+
+    def __init__(self, operation, node):
+        super().__init__("The %s operation can't be performed on node %s "
+                         "because it is retired." % (operation, node))

@@ -36,6 +36,7 @@ import oslo_messaging as messaging
 from allocsvc import objects
 from allocsvc.common import context as ctx
 from allocsvc.common import exception
+from allocsvc.common import hardware
 from allocsvc.common import rpc
 from allocsvc.conductor import allocations
 from allocsvc.conductor import backends
@@ -51,7 +52,9 @@ LOG = logging.getLogger(__name__)
 #              change_node_power_state, do_provisioning_action,
 #              set_node_traits, add_node_trait, remove_node_traits (calls)
 # Version 1.2: create_port, update_port, destroy_port, create_portgroup,
-#              update_portgroup, destroy_portgroup (calls)
+#              update_portgroup, destroy_portgroup,
+#              validate_driver_interfaces (calls); update_node's
+#              reset_interfaces
 RPC_API_VERSION = '1.2'
 
 # What PATCH /v1/allocations/{ident} may change.
@@ -165,16 +168,30 @@ class ConductorManager:
         ``legacy``: for a client older than API 1.11. Returns it."""
         context = _worker_context(context)
         return objects.Node.from_record(
-            context, provisioning.create_node(context, values, legacy))
+            context, provisioning.create_node(context, values, legacy,
+                                              conf=self.conf))
 
     @messaging.expose
     @rpc.translate_errors
-    def update_node(self, context, node, changes, expected=None):
+    def update_node(self, context, node, changes, expected=None,
+                    reset_interfaces=False):
         """Write ``changes`` to ``node`` (computed from the column values
-        ``expected``); return it. See ``provisioning.update_node``."""
+        ``expected``); return it. ``reset_interfaces`` (1.2): a driver
+        change resets the interfaces not in ``changes``. See
+        ``provisioning.update_node``."""
         context = _worker_context(context)
         return objects.Node.from_record(context, provisioning.update_node(
-            context, node.id, changes, self._locker(), expected=expected))
+            context, node.id, changes, self._locker(), expected=expected,
+            reset_interfaces=reset_interfaces, conf=self.conf))
+
+    @messaging.expose
+    @rpc.translate_errors
+    def validate_driver_interfaces(self, context, node):
+        """(1.2) What validating ``node``'s driver interfaces finds,
+        per interface type (``hardware.validate``)."""
+        node = objects.Node.get_by_id(_worker_context(context), node.id)
+        return hardware.validate(node.driver, {
+            field: getattr(node, field) for field in hardware.FIELDS})
 
     @messaging.expose
     @rpc.translate_errors

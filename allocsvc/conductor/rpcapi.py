@@ -52,7 +52,9 @@ class ConductorAPI:
     #      change_node_power_state, do_provisioning_action,
     #      set_node_traits, add_node_trait, remove_node_traits (calls)
     # 1.2: create_port, update_port, destroy_port, create_portgroup,
-    #      update_portgroup, destroy_portgroup (calls)
+    #      update_portgroup, destroy_portgroup,
+    #      validate_driver_interfaces (calls); update_node's
+    #      reset_interfaces
     RPC_API_VERSION = '1.2'
 
     def __init__(self, conf, transport=None):
@@ -147,12 +149,14 @@ class ConductorAPI:
         """``_call_version`` of a 1.1 method."""
         return self._call_version(context, '1.1', method, prefer, **kwargs)
 
-    def _call_for_node(self, context, node, method, **kwargs):
-        """Call ``method`` (1.1) about ``node`` (an ``objects.Node``) on
-        the conductor that owns the node if it is alive, else on any live
-        one."""
-        return self._call_1_1(context, method, node.conductor_affinity,
-                              node=node, **kwargs)
+    def _call_for_node(self, context, node, method, version='1.1',
+                       **kwargs):
+        """Call ``method`` (of ``version``) about ``node`` (an
+        ``objects.Node``) on the conductor that owns the node if it is
+        alive, else on any live one."""
+        return self._call_version(context, version, method,
+                                  node.conductor_affinity, node=node,
+                                  **kwargs)
 
     @rpc.rebuild_errors
     def destroy_allocation(self, context, allocation):
@@ -184,15 +188,30 @@ class ConductorAPI:
                               legacy=legacy)
 
     @rpc.rebuild_errors
-    def update_node(self, context, node, changes, expected=None):
+    def update_node(self, context, node, changes, expected=None,
+                    reset_interfaces=False):
         """Write ``changes`` (column values) to ``node`` (an
         ``objects.Node`` as the caller read it) under its lock; return
         the ``objects.Node``. ``expected``: the column values the changes
         were computed from (NodeChanged, 409, if another writer changed
         one). The rules of ``provisioning.update_node`` (InvalidState,
-        NodeAssociated, NoValidHost, NodeLocked...)."""
+        NodeAssociated, NoValidHost, NodeLocked...). ``reset_interfaces``
+        (1.2): a driver change resets the interfaces not changed."""
+        if reset_interfaces:
+            return self._call_for_node(context, node, 'update_node',
+                                       version='1.2', changes=changes,
+                                       expected=expected,
+                                       reset_interfaces=True)
         return self._call_for_node(context, node, 'update_node',
                                    changes=changes, expected=expected)
+
+    @rpc.rebuild_errors
+    def validate_driver_interfaces(self, context, node):
+        """(1.2) Per interface type of ``node``: ``{'result': bool}``,
+        with a ``reason`` when False."""
+        return self._call_for_node(context, node,
+                                   'validate_driver_interfaces',
+                                   version='1.2')
 
     @rpc.rebuild_errors
     def destroy_node(self, context, node):

@@ -235,6 +235,13 @@ class JsonText(sa.types.TypeDecorator):
         return None if value is None else json.loads(value)
 
 
+# Ironic's driver interface types: a node has a ``<type>_interface``
+# column for each (allocsvc.common.hardware.INTERFACE_TYPES).
+NODE_INTERFACE_TYPES = ('bios', 'boot', 'console', 'deploy', 'firmware',
+                        'inspect', 'management', 'network', 'power', 'raid',
+                        'rescue', 'storage', 'vendor')
+
+
 conductors = sa.Table(
     'conductors', metadata,
     sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
@@ -282,6 +289,36 @@ nodes = sa.Table(
     sa.Column('instance_info', JsonText, nullable=True),
     sa.Column('last_error', sa.Text, nullable=True),
     *_timestamps(),
+    # Migration 0006_node_fields: the rest of Ironic's node.
+    *[sa.Column('%s_interface' % kind, sa.String(255), nullable=True)
+      for kind in NODE_INTERFACE_TYPES],
+    sa.Column('console_enabled', sa.Boolean, nullable=False,
+              server_default=sa.false()),
+    sa.Column('driver_internal_info', JsonText, nullable=True),
+    sa.Column('clean_step', JsonText, nullable=True),
+    sa.Column('deploy_step', JsonText, nullable=True),
+    sa.Column('service_step', JsonText, nullable=True),
+    sa.Column('raid_config', JsonText, nullable=True),
+    sa.Column('target_raid_config', JsonText, nullable=True),
+    sa.Column('network_data', JsonText, nullable=True),
+    sa.Column('inspection_started_at', sa.DateTime, nullable=True),
+    sa.Column('inspection_finished_at', sa.DateTime, nullable=True),
+    sa.Column('fault', sa.String(255), nullable=True),
+    sa.Column('protected', sa.Boolean, nullable=False,
+              server_default=sa.false()),
+    sa.Column('protected_reason', sa.Text, nullable=True),
+    sa.Column('retired', sa.Boolean, nullable=False,
+              server_default=sa.false()),
+    sa.Column('retired_reason', sa.Text, nullable=True),
+    sa.Column('instance_name', sa.String(255), nullable=True),
+    sa.Column('boot_mode', sa.String(16), nullable=True),
+    sa.Column('secure_boot', sa.Boolean, nullable=True),
+    sa.Column('shard', sa.String(255), nullable=True),
+    # The UUID of the node's parent node, if it has one.
+    sa.Column('parent_node', sa.String(36), nullable=True),
+    sa.Column('disable_power_off', sa.Boolean, nullable=False,
+              server_default=sa.false()),
+    sa.Column('health', sa.String(255), nullable=True),
     sa.UniqueConstraint('uuid', name='uniq_nodes0uuid'),
     sa.UniqueConstraint('name', name='uniq_nodes0name'),
     sa.UniqueConstraint('instance_uuid', name='uniq_nodes0instance_uuid'),
@@ -290,6 +327,8 @@ nodes = sa.Table(
     sa.Index('nodes_reservation_idx', 'reservation'),
     sa.Index('nodes_allocation_id_idx', 'allocation_id'),
     sa.Index('nodes_conductor_affinity_idx', 'conductor_affinity'),
+    sa.Index('nodes_shard_idx', 'shard'),
+    sa.Index('nodes_parent_node_idx', 'parent_node'),
 )
 
 node_traits = sa.Table(
@@ -332,7 +371,7 @@ baremetal_allocations = sa.Table(
 )
 
 # ---------------------------------------------------------------------------
-# Ports and port groups (migration 0006_ports_portgroups)
+# Ports and port groups (migration 0007_ports_portgroups)
 #
 # A node's network interfaces. ``address`` is a MAC address, stored
 # lower-case (the API normalises it), unique among ports and, separately,

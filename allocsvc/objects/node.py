@@ -5,8 +5,41 @@ from oslo_utils import versionutils
 from oslo_versionedobjects import fields
 
 from allocsvc.db.baremetal import nodes as db_nodes
+from allocsvc.db import models as db_models
 from allocsvc.objects import base
 from allocsvc.objects import fields as object_fields
+
+
+# The fields of Node 1.3.
+_NEW_IN_1_3 = {
+    '%s_interface' % kind: fields.StringField(nullable=True)
+    for kind in db_models.NODE_INTERFACE_TYPES}
+_NEW_IN_1_3.update({
+    'console_enabled': fields.BooleanField(),
+    'driver_internal_info': object_fields.FlexibleDictField(),
+    'clean_step': object_fields.FlexibleDictField(),
+    'deploy_step': object_fields.FlexibleDictField(),
+    'service_step': object_fields.FlexibleDictField(),
+    'raid_config': object_fields.FlexibleDictField(),
+    'target_raid_config': object_fields.FlexibleDictField(),
+    'network_data': object_fields.FlexibleDictField(),
+    'inspection_started_at': object_fields.PreciseDateTimeField(
+        nullable=True),
+    'inspection_finished_at': object_fields.PreciseDateTimeField(
+        nullable=True),
+    'fault': fields.StringField(nullable=True),
+    'protected': fields.BooleanField(),
+    'protected_reason': fields.StringField(nullable=True),
+    'retired': fields.BooleanField(),
+    'retired_reason': fields.StringField(nullable=True),
+    'instance_name': fields.StringField(nullable=True),
+    'boot_mode': fields.StringField(nullable=True),
+    'secure_boot': fields.BooleanField(nullable=True),
+    'shard': fields.StringField(nullable=True),
+    'parent_node': fields.StringField(nullable=True),
+    'disable_power_off': fields.BooleanField(),
+    'health': fields.StringField(nullable=True),
+})
 
 
 @base.AllocsvcObjectRegistry.register
@@ -14,7 +47,11 @@ class Node(base.AllocsvcObject):
     # Version 1.0: Initial version
     # Version 1.1: conductor (host name of the node's conductor)
     # Version 1.2: timestamps keep their microseconds
-    VERSION = '1.2'
+    # Version 1.3: the rest of Ironic's node (NEW_IN_1_3): interfaces,
+    #              console, steps, RAID, network data, inspection, fault,
+    #              protection, retirement, instance name, boot mode,
+    #              shard, parent node, disable_power_off, health
+    VERSION = '1.3'
 
     _derived = ('allocation_uuid', 'conductor', 'traits')
 
@@ -53,10 +90,16 @@ class Node(base.AllocsvcObject):
         'last_error': fields.StringField(nullable=True),
         'traits': fields.ListOfStringsField(),
     })
+    fields.update(_NEW_IN_1_3)
+    NEW_IN_1_3 = tuple(sorted(_NEW_IN_1_3))
 
     def obj_make_compatible(self, primitive, target_version):
         super().obj_make_compatible(primitive, target_version)
-        if versionutils.convert_version_to_tuple(target_version) < (1, 1):
+        target = versionutils.convert_version_to_tuple(target_version)
+        if target < (1, 3):
+            for name in self.NEW_IN_1_3:
+                primitive.pop(name, None)
+        if target < (1, 1):
             primitive.pop('conductor', None)
 
     @classmethod
@@ -90,6 +133,12 @@ class Node(base.AllocsvcObject):
              sort_key='id', sort_dir='asc'):
         return cls.from_records(context, db_nodes.list_nodes(
             context, filters, limit, marker, sort_key, sort_dir))
+
+    @classmethod
+    def shard_counts(cls, context):
+        """``[(shard, number of nodes)]``, most populated first; the
+        nodes without a shard count under None."""
+        return db_nodes.shard_counts(context)
 
     def create(self, context=None):
         """Insert the fields set so far (and ``traits``, if set)."""

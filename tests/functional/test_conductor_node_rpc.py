@@ -616,6 +616,25 @@ def test_client_capped_at_1_1_writes(harness):
     assert updated.description == 'd'
 
 
+def test_client_capped_at_1_1_refuses_the_1_2_calls(harness, held):
+    node = harness.node('n')
+    obj = _node_object(harness, node)
+    capped = _capped(harness, '1.1')
+    for call in (
+            lambda: capped.validate_driver_interfaces(harness.context, obj),
+            lambda: capped.update_node(harness.context, obj,
+                                       {'driver': 'fake-hardware'},
+                                       reset_interfaces=True)):
+        with pytest.raises(exception.ConductorTooOld) as info:
+            call()
+        assert 'conductor RPC API 1.2' in str(info.value)
+    assert held == []
+    # At 1.2 both are answered.
+    report = harness.rpcapi.validate_driver_interfaces(harness.context, obj)
+    assert report['power'] == {'result': True}
+    assert 'vendor' not in report
+
+
 def test_conductor_answers_1_0_messages(harness):
     client = rpc.get_client(harness.transport, '1.0')
     cctxt = client.prepare(server=harness.conductor.host)

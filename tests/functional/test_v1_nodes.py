@@ -557,7 +557,8 @@ PATCH_ERRORS = [
     ([{'op': 'remove', 'path': '/extra/missing'}], 400, 'non-existent'),
     ([{'op': 'replace', 'path': '/uuid', 'value': str(uuid.uuid4())}], 400,
      'Cannot patch /uuid. Only the following can be updated: '
-     'automated_clean, conductor_group'),
+     'automated_clean, bios_interface, boot_interface, chassis_uuid, '
+     'conductor_group'),
     ([{'op': 'replace', 'path': '/provision_state', 'value': 'active'}],
      400, 'Cannot patch /provision_state.'),
     ([{'op': 'add', 'path': '/traits', 'value': ['CUSTOM_A']}], 400,

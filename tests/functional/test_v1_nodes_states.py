@@ -67,9 +67,18 @@ def test_states_document(database):
     node = api.create(name='s')
     resp = call('GET', '/v1/nodes/s/states')
     assert resp.json == {
+        'console_enabled': False,
         'last_error': None, 'power_state': None, 'provision_state': 'enroll',
         'provision_updated_at': node['provision_updated_at'],
-        'target_power_state': None, 'target_provision_state': None}
+        'target_power_state': None, 'target_provision_state': None,
+        'raid_config': {}, 'target_raid_config': {}, 'boot_mode': None,
+        'secure_boot': None}
+    # Ironic's: RAID from 1.12, the boot mode from 1.75.
+    assert set(call('GET', '/v1/nodes/s/states', version='1.74').json) == \
+        set(resp.json) - {'boot_mode', 'secure_boot'}
+    assert set(call('GET', '/v1/nodes/s/states', version='1.11').json) == \
+        set(resp.json) - {'boot_mode', 'secure_boot', 'raid_config',
+                          'target_raid_config'}
     assert call('GET', '/v1/nodes/s/states?x=1').status_int == 400
     assert call('GET', '/v1/nodes/nope/states').status_int == 404
     old = api.create(version='1.1')

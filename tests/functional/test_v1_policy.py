@@ -171,6 +171,9 @@ ACTIONS = {
     'patch_driver': _patch('/driver', 'fake-hardware'),
     'patch_properties': _patch('/properties', {'cpus': 2}),
     'patch_no_cleaning': _patch('/automated_clean', False),
+    'patch_boot_interface': _patch('/boot_interface', 'pxe'),
+    'patch_network_data': _patch('/network_data', {'links': []}),
+    'validate': ('GET', '/validate', None),
     'maintenance_on': ('PUT', '/maintenance', {'reason': 'x'}),
     'maintenance_off': ('DELETE', '/maintenance', None),
     'power': ('PUT', '/states/power', {'target': 'power on'}),
@@ -199,13 +202,14 @@ ALLOWED = {
     'system_reader': {'get', 'states', 'traits'},
     'owner_admin': set(ACTIONS) - {'patch_owner', 'patch_no_cleaning'},
     'owner_member': set(ACTIONS) - {
-        'patch_owner', 'patch_driver', 'patch_no_cleaning', 'add_trait',
-        'set_traits', 'remove_traits', 'delete'},
+        'patch_owner', 'patch_driver', 'patch_boot_interface',
+        'patch_no_cleaning', 'add_trait', 'set_traits', 'remove_traits',
+        'delete'},
     'owner_reader': {'get', 'states', 'traits'},
     'lessee_admin': {'get', 'states', 'traits', 'patch_extra',
                      'patch_description', 'patch_instance_info',
                      'maintenance_on', 'maintenance_off', 'power',
-                     'provision'},
+                     'provision', 'validate'},
     'lessee_member': {'get', 'states', 'traits', 'patch_extra',
                       'patch_description', 'power'},
     'lessee_reader': {'get', 'states', 'traits'},
@@ -513,6 +517,14 @@ def test_conductors_are_for_system_readers(env):
                     headers=SYSTEM_READER).status_int == 200
     assert env.call('GET', '/v1/conductors',
                     headers=PERSONAS['owner_admin']).status_int == 403
+
+
+def test_shards_are_for_system_readers(env):
+    assert env.call('GET', '/v1/shards',
+                    headers=SYSTEM_READER).status_int == 200
+    resp = env.call('GET', '/v1/shards', headers=PERSONAS['owner_admin'])
+    assert resp.status_int == 403
+    assert 'baremetal:shards:get' in message(resp)
 
 
 def test_noauth_checks_nothing(monkeypatch):

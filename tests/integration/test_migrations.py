@@ -106,3 +106,27 @@ def test_existing_nodes_get_their_providers(scratch_engine):
             .where(models.resource_provider_traits.c.resource_provider_id ==
                    providers[free].id)).scalars().all()
         assert sorted(traits) == ['CUSTOM_GOLD', 'HW_CPU_X86_VMX']
+
+
+def test_existing_nodes_get_the_new_node_fields(scratch_engine):
+    # Nodes enrolled before revision 0006 get fake-hardware's default
+    # interfaces and false flags.
+    migration.upgrade('0005_node_providers', engine=scratch_engine)
+    old_nodes = sa.table('nodes', *[sa.column(name) for name in (
+        'uuid', 'driver', 'maintenance', 'conductor_group',
+        'provision_state')])
+    node_uuid = uuidutils.generate_uuid()
+    with scratch_engine.begin() as conn:
+        conn.execute(old_nodes.insert().values(
+            uuid=node_uuid, driver='fake-hardware', maintenance=False,
+            conductor_group='', provision_state='enroll'))
+    migration.upgrade(engine=scratch_engine)
+    with scratch_engine.connect() as conn:
+        row = conn.execute(sa.select(models.nodes).where(
+            models.nodes.c.uuid == node_uuid)).one()
+    assert row.boot_interface == 'fake'
+    assert row.network_interface == 'flat'
+    assert row.storage_interface == 'noop'
+    assert row.retired is False and row.protected is False
+    assert row.console_enabled is False and row.disable_power_off is False
+    assert row.shard is None and row.network_data is None

@@ -17,7 +17,7 @@ objects.register_all()
 
 
 def test_registry_exposes_classes():
-    assert objects.Node.VERSION == '1.2'
+    assert objects.Node.VERSION == '1.3'
     assert objects.Allocation.obj_name() == 'Allocation'
     assert objects.Conductor.fields['alive'] is not None
 
@@ -28,7 +28,7 @@ def test_registry_exposes_classes():
 EXPECTED_HASHES = {
     'Allocation': '1.1-43ce488033c4a4ecb3fb67ebbd1662b5',
     'Conductor': '1.1-d262b362324ad508c8ca8f03b0dce1a6',
-    'Node': '1.2-7e52e95fb15339a37b8d7f07e8c26152',
+    'Node': '1.3-c4df1f01355545b6f90a96d8b073eb46',
     'Port': '1.0-7c4159affea463ab273ae17d91d9f70a',
     'Portgroup': '1.0-beecfef2bede227e40511136281ea34d',
 }
@@ -50,6 +50,28 @@ def test_node_for_a_1_0_reader_has_no_conductor():
     assert old['allocsvc_object.version'] == '1.0'
     assert 'conductor' not in old['allocsvc_object.data']
     assert old['allocsvc_object.data']['conductor_affinity'] == 1
+
+
+def test_node_for_a_1_2_reader_has_no_new_fields():
+    node = objects.Node(None, id=1, uuid=uuidutils.generate_uuid(),
+                        conductor='c1', retired=True, boot_interface='fake',
+                        network_data={'links': []})
+    data = node.obj_to_primitive()['allocsvc_object.data']
+    assert data['retired'] is True and data['boot_interface'] == 'fake'
+    old = node.obj_to_primitive(target_version='1.2')
+    assert old['allocsvc_object.version'] == '1.2'
+    data = old['allocsvc_object.data']
+    assert data['conductor'] == 'c1'
+    for name in ('retired', 'boot_interface', 'network_data'):
+        assert name not in data
+    assert set(objects.Node.NEW_IN_1_3) >= {'retired', 'boot_interface',
+                                            'network_data', 'shard'}
+
+
+def test_node_interfaces_are_the_hardware_types():
+    from allocsvc.common import hardware
+    from allocsvc.db import models
+    assert models.NODE_INTERFACE_TYPES == hardware.INTERFACE_TYPES
 
 
 def test_sortable_fields_are_the_databases():

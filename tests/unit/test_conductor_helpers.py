@@ -286,7 +286,11 @@ def test_only_the_rpc_methods_are_exposed():
         'destroy_allocation', 'update_allocation', 'create_node',
         'update_node', 'destroy_node', 'set_maintenance',
         'change_node_power_state', 'do_provisioning_action',
-        'set_node_traits', 'add_node_trait', 'remove_node_traits'}
+        'set_node_traits', 'add_node_trait', 'remove_node_traits',
+        # 1.2
+        'create_port', 'update_port', 'destroy_port', 'create_portgroup',
+        'update_portgroup', 'destroy_portgroup',
+        'validate_driver_interfaces'}
     # The client has a method of each name.
     assert all(callable(getattr(rpcapi.ConductorAPI, name, None))
                for name in exposed)

@@ -33,7 +33,10 @@ MAX_TRAITS_PER_NODE = 50
 # Columns a caller may not write through update_node.
 _READ_ONLY = frozenset(('id', 'uuid', 'created_at', 'updated_at',
                         'allocation_uuid', 'traits', 'conductor'))
-_JSON_COLUMNS = ('driver_info', 'properties', 'extra', 'instance_info')
+_JSON_COLUMNS = ('driver_info', 'properties', 'extra', 'instance_info',
+                 'driver_internal_info', 'clean_step', 'deploy_step',
+                 'service_step', 'raid_config', 'target_raid_config',
+                 'network_data')
 SORTABLE = frozenset(c.key for c in _NODE.c
                      if c.key not in _JSON_COLUMNS)
 
@@ -170,7 +173,7 @@ def _filter(query, filters):
     """Apply the list filters; see ``list_nodes``."""
     simple = ('resource_class', 'provision_state', 'driver', 'owner',
               'lessee', 'instance_uuid', 'conductor_group', 'reservation',
-              'power_state')
+              'power_state', 'fault', 'parent_node', 'instance_name')
     for key, value in filters.items():
         if key in simple:
             query = query.where(_NODE.c[key] == value)
@@ -178,8 +181,17 @@ def _filter(query, filters):
             query = query.where(_NODE.c.provision_state.in_(value))
         elif key == 'uuid_in':
             query = query.where(_NODE.c.uuid.in_(value))
-        elif key == 'maintenance':
-            query = query.where(_NODE.c.maintenance == bool(value))
+        elif key in ('maintenance', 'retired'):
+            query = query.where(_NODE.c[key] == bool(value))
+        elif key == 'shard_in':
+            query = query.where(_NODE.c.shard.in_(value))
+        elif key == 'sharded':
+            column = _NODE.c.shard
+            query = query.where(column.is_not(None) if value
+                                else column.is_(None))
+        elif key == 'include_children':
+            if not value:
+                query = query.where(_NODE.c.parent_node.is_(None))
         elif key == 'associated':
             column = _NODE.c.instance_uuid
             query = query.where(column.is_not(None) if value
@@ -211,11 +223,14 @@ def list_nodes(context, filters=None, limit=None, marker=None,
     Filters (all ANDed): equality on ``resource_class``,
     ``provision_state``, ``driver``, ``owner``, ``lessee``,
     ``instance_uuid``, ``conductor_group``, ``reservation``,
-    ``power_state``; ``provision_state_in`` and ``uuid_in`` (lists);
-    ``maintenance``, ``associated`` (has an instance), ``reserved`` (is
-    locked) as booleans; ``project`` (owner or lessee); ``conductor``
-    (host name of the node's conductor); ``description_contains``
-    (a substring of the description).
+    ``power_state``, ``fault``, ``parent_node``, ``instance_name``;
+    ``provision_state_in``, ``uuid_in`` and ``shard_in`` (lists);
+    ``maintenance``, ``retired``, ``associated`` (has an instance),
+    ``reserved`` (is locked), ``sharded`` (has a shard) as booleans;
+    ``include_children`` False leaves out nodes with a parent;
+    ``project`` (owner or lessee); ``conductor`` (host name of the
+    node's conductor); ``description_contains`` (a substring of the
+    description).
 
     ``marker`` is a node UUID (NodeNotFound if unknown); the page starts
     after it in the ``sort_key``/``sort_dir`` order, ties broken by id.
@@ -234,6 +249,19 @@ def list_nodes(context, filters=None, limit=None, marker=None,
     rows = context.session.execute(query).all()
     traits = _traits_of(context, [row.id for row in rows])
     return [Node(row, traits[row.id]) for row in rows]
+
+
+@db_api.reader
+def shard_counts(context):
+    """``[(shard, number of nodes)]``, the most populated first (ties by
+    name); the nodes without a shard count under None."""
+    # SELECT shard, count(id) FROM nodes GROUP BY shard
+    rows = context.session.execute(
+        sa.select(_NODE.c.shard, sa.func.count(_NODE.c.id))
+        .group_by(_NODE.c.shard)).all()
+    return sorted(((shard, int(count)) for shard, count in rows),
+                  key=lambda row: (-row[1], row[0] is not None,
+                                   row[0] or ''))
 
 
 def _duplicate(exc, values, uuid=None):
@@ -261,6 +289,9 @@ def create_node(context, values):
     values.setdefault('uuid', uuidutils.generate_uuid())
     values.setdefault('provision_state', states.NODE_INITIAL)
     values.setdefault('maintenance', False)
+    for flag in ('console_enabled', 'protected', 'retired',
+                 'disable_power_off'):
+        values.setdefault(flag, False)
     values.setdefault('conductor_group', '')
     values['created_at'] = timeutils.utcnow()
     values['provision_updated_at'] = values['created_at']

@@ -18,23 +18,22 @@ NodeLocked (409). The node a change returns is read once the lock is
 released.
 """
 
+from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from allocsvc.common import exception
+from allocsvc.common import hardware
 from allocsvc.common import states
 from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import allocations as db_allocations
 from allocsvc.db.baremetal import locking
+from allocsvc.db.baremetal import node_fields
 from allocsvc.db.baremetal import nodes
 from allocsvc.db import models
 from allocsvc.placement import node_providers
 
 _NODE = models.nodes
 _ALLOC = models.baremetal_allocations
-
-# The hardware types nodes may use: ``fake-hardware`` finishes each
-# power and provisioning step as soon as it is asked.
-DRIVERS = ('fake-hardware',)
 
 # Where a node's instance_uuid may be removed although an allocation set
 # it (Ironic also allows its inspection states, which nodes here never
@@ -62,10 +61,10 @@ class Locker:
                                  interval=self.interval)
 
 
-def check_driver(driver, conductor_group=''):
-    """NoValidHost (400) unless nodes may use ``driver``."""
-    if driver not in DRIVERS:
-        raise exception.NoValidHost(driver, conductor_group)
+def check_driver(driver, conductor_group='', conf=None):
+    """NoValidHost (400) unless nodes may use ``driver`` (an enabled
+    hardware type, ``allocsvc.common.hardware``)."""
+    hardware.check_hardware_type(conf, driver, conductor_group)
 
 
 def initial_state(legacy=False):
@@ -80,12 +79,28 @@ def initial_state(legacy=False):
     return state
 
 
-def create_node(context, values, legacy=False):
+def create_node(context, values, legacy=False, conf=None):
     """Insert a node from ``values`` (columns, and ``traits``) in its
     initial state (see ``initial_state``); return it. NoValidHost for
-    an unknown driver; the unique clashes of ``nodes.create_node``."""
-    check_driver(values['driver'], values.get('conductor_group'))
-    values = dict(values, provision_state=initial_state(legacy))
+    a driver nodes may not use; the driver interfaces not given get
+    their defaults and the given ones are checked (``hardware``, 400s);
+    ``parent_node`` (UUID or name) must name a node; the retirement
+    rules of ``node_fields.check_flags``; the unique clashes of
+    ``nodes.create_node``."""
+    check_driver(values['driver'], values.get('conductor_group'), conf)
+    values = dict(values)
+    values.setdefault('uuid', uuidutils.generate_uuid())
+    values.update(hardware.node_interfaces(conf, values['driver'], values,
+                                           node=values['uuid']))
+    node_fields.check_flags(values, values)
+    node_fields.sync_instance_name(values, values)
+    values['provision_state'] = initial_state(legacy)
+    if values.get('parent_node') is not None:
+        values['parent_node'] = node_fields.find_parent(
+            context, values['parent_node'])
+    # Its own transaction, retried whole on a deadlock (not nested in
+    # one of ours: a retry inside a rolled back transaction would
+    # insert the node twice).
     return nodes.create_node(context, values)
 
 
@@ -113,7 +128,8 @@ def _allocation_owner(context, allocation_id):
 
 # -- update and delete -------------------------------------------------------
 
-def update_node(context, node_id, changes, locker, expected=None):
+def update_node(context, node_id, changes, locker, expected=None,
+                reset_interfaces=False, conf=None):
     """Write ``changes`` (column values) to the node under its lock, in
     one transaction, and return the node. ``expected`` (column values)
     are what the changes were computed from (a JSON patch applied to the
@@ -132,22 +148,42 @@ def update_node(context, node_id, changes, locker, expected=None):
       InvalidState;
     * changing ``resource_class`` once set, outside enroll, manageable
       and available -- InvalidState;
-    * ``driver`` must be one nodes may use -- NoValidHost (400).
+    * ``driver`` must be one nodes may use -- NoValidHost (400); with
+      ``reset_interfaces`` the interfaces not in ``changes`` go back to
+      their defaults;
+    * the interfaces are checked and defaulted (``hardware``, 400s) and
+      change only in enroll, inspection, manageable or available, or in
+      maintenance -- InvalidState;
+    * retirement and protection: ``node_fields.check_flags``;
+    * ``parent_node`` must name another node (400).
     """
     if 'driver' in changes:
-        check_driver(changes['driver'], changes.get('conductor_group'))
+        check_driver(changes['driver'], changes.get('conductor_group'),
+                     conf)
     with locker.hold(context, node_id):
-        _update(context, node_id, changes, locker.host, expected or {})
+        _update(context, node_id, dict(changes), locker.host,
+                expected or {}, reset_interfaces, conf)
     return nodes.get_by_id(context, node_id)
 
 
 @db_api.retry_on_deadlock
 @db_api.writer
-def _update(context, node_id, changes, host, expected):
+def _update(context, node_id, changes, host, expected, reset=False,
+            conf=None):
     node = nodes.get_in_transaction(context, node_id)
     for column, value in expected.items():
         if getattr(node, column) != value:
             raise exception.NodeChanged(node.uuid, column)
+    changes = dict(changes)
+    if 'maintenance' in changes and not changes['maintenance']:
+        # Out of maintenance: its reason and the fault that caused it go.
+        changes.update(maintenance_reason=None, fault=None)
+    node_fields.interfaces(node, changes, reset, conf)
+    node_fields.check_flags(node, changes)
+    node_fields.sync_instance_name(node, changes)
+    if changes.get('parent_node') is not None:
+        changes['parent_node'] = node_fields.parent_uuid(
+            context, changes['parent_node'], child=node.uuid)
     changes = {key: value for key, value in changes.items()
                if getattr(node, key) != value}
     removing_instance = ('instance_uuid' in changes and
@@ -214,6 +250,8 @@ def _destroy(context, node_id, host, allowed):
     node = nodes.get_in_transaction(context, node_id)
     if node.reservation != host:
         raise exception.NodeNotLocked(node.uuid, host)
+    if node.protected:
+        raise exception.NodeProtected(node.uuid)
     if not node.maintenance:
         if node.instance_uuid is not None:
             raise exception.NodeAssociated(node.uuid, node.instance_uuid)
@@ -239,6 +277,8 @@ def set_maintenance(context, node_id, maintenance, reason, locker):
 def _set_maintenance(context, node_id, maintenance, reason, host):
     values = {'maintenance': bool(maintenance),
               'maintenance_reason': reason if maintenance else None}
+    if not maintenance:
+        values['fault'] = None
     return nodes.update_in_transaction(context, node_id, values,
                                        locked_by=host)
 
@@ -304,11 +344,20 @@ def _provision(context, node_id, verb, host, configdrive):
     if event is None:
         raise exception.InvalidStateRequested(verb, node.uuid,
                                               node.provision_state)
+    if event == states.DELETED and node.protected:
+        raise exception.NodeProtected(node.uuid)
+    if event == states.PROVIDE and node.retired and \
+            node.provision_state == states.MANAGEABLE:
+        raise exception.NodeIsRetired('providing', node.uuid)
     try:
         path = states.node_settle(node.provision_state, event)
     except states.InvalidTransition:
         raise exception.InvalidStateRequested(verb, node.uuid,
                                               node.provision_state)
+    if node.retired and path[-1][0] == states.AVAILABLE:
+        # A retired node is never made available again: once cleaned it
+        # rests in manageable (Ironic's), the machine's way there.
+        path += states.node_settle(states.AVAILABLE, states.MANAGE)
     provision_state, target = path[-1]
     values = {'provision_state': provision_state,
               'target_provision_state': target, 'last_error': None}
@@ -316,7 +365,8 @@ def _provision(context, node_id, verb, host, configdrive):
         values['instance_info'] = dict(node.instance_info,
                                        configdrive=configdrive)
     if event == states.DELETED:
-        values.update(instance_uuid=None, instance_info={})
+        values.update(instance_uuid=None, instance_info={},
+                      instance_name=None)
         if node.allocation_id is not None:
             _drop_allocation(context, node)
     # UPDATE nodes SET provision_state = :settled, ...

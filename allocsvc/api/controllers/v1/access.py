@@ -26,6 +26,7 @@ import pecan
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.api.middleware import auth
 from allocsvc.common import exception
+from allocsvc.common import hardware
 from allocsvc.common import policy
 from allocsvc.common import states
 
@@ -43,7 +44,15 @@ _FIELD_RULES = {
     'driver': 'baremetal:node:update:driver_interfaces',
     'conductor_group': 'baremetal:node:update:conductor_group',
     'name': 'baremetal:node:update:name',
+    'retired': 'baremetal:node:update:retired',
+    'retired_reason': 'baremetal:node:update:retired',
+    'network_data': 'baremetal:node:update:network_data',
+    'chassis_uuid': 'baremetal:node:update:chassis_uuid',
 }
+# Every driver interface field is governed by the driver's rule.
+_FIELD_RULES.update({
+    '%s_interface' % kind: 'baremetal:node:update:driver_interfaces'
+    for kind in hardware.INTERFACE_TYPES})
 _UPDATE = 'baremetal:node:update'
 _DISABLE_CLEANING = 'baremetal:node:disable_cleaning'
 

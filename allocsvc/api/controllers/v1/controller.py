@@ -14,6 +14,7 @@ from allocsvc.api.controllers.v1 import conductor
 from allocsvc.api.controllers.v1 import node
 from allocsvc.api.controllers.v1 import port
 from allocsvc.api.controllers.v1 import portgroup
+from allocsvc.api.controllers.v1 import shard
 from allocsvc.api.controllers.v1 import versions
 
 # (name, first version) of each resource linked from GET /v1, in the order
@@ -57,6 +58,7 @@ RESOURCES = {
     'portgroups': (portgroup.PortgroupsController(), portgroup.gate),
     'allocations': (allocation.AllocationsController(), _allocations_gate),
     'conductors': (conductor.ConductorsController(), _conductors_gate),
+    'shards': (shard.ShardsController(), shard.gate),
 }
 
 

@@ -17,6 +17,9 @@ does not take a 405 with ``Allow``)::
     GET, DELETE         /v1/nodes/{node}/allocation  (1.52) allocation
     GET                 /v1/nodes/{node}/ports[/detail]        port
     GET                 /v1/nodes/{node}/portgroups[/detail]   (1.24)
+    GET                 /v1/nodes/{node}/validate
+    GET                 /v1/nodes/{node}/children    (1.83)
+    GET                 /v1/nodes/validate?node=     (node_uuid= too)
 
 Handlers check the request as Ironic does (microversion of every field,
 filter and verb; Ironic's messages) and leave the rules of changing a
@@ -25,6 +28,7 @@ under the node's lock.
 """
 
 
+from oslo_utils import uuidutils
 import pecan
 import webob.exc
 
@@ -40,17 +44,19 @@ from allocsvc.api.controllers.v1 import port
 from allocsvc.api.controllers.v1 import portgroup
 from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
+from allocsvc.common import exception
 from allocsvc.common import states
 
 # Sub-resources of a node that appeared after 1.1 (404 before).
 SUBRESOURCE_SINCE = {'traits': (1, 37), 'allocation': (1, 52),
-                     'portgroups': (1, 24)}
+                     'portgroups': (1, 24), 'children': (1, 83)}
 
 # List filters: query parameter -> (first version, parser).
 _FILTERS = {
     'maintenance': ((1, 1), utils.parse_bool),
     'associated': ((1, 1), utils.parse_bool),
     'instance_uuid': ((1, 1), None),
+    'chassis_uuid': ((1, 1), None),
     'provision_state': ((1, 9), None),
     'driver': ((1, 16), None),
     'resource_class': ((1, 21), None),
@@ -59,7 +65,18 @@ _FILTERS = {
     'owner': ((1, 50), None),
     'description_contains': ((1, 51), None),
     'lessee': ((1, 65), None),
+    'fault': ((1, 42), None),
+    'retired': ((1, 61), utils.parse_bool),
+    'shard': ((1, 82), None),
+    'sharded': ((1, 82), utils.parse_bool),
+    'parent_node': ((1, 83), None),
+    'include_children': ((1, 83), utils.parse_bool),
+    'instance_name': ((1, 104), None),
 }
+
+# Ironic's faults (a fault filter names one of them).
+FAULTS = ('power failure', 'clean failure', 'rescue abort failure',
+          'service failure')
 _PAGING = ('limit', 'marker', 'sort_key', 'sort_dir')
 
 
@@ -165,6 +182,12 @@ class NodesController:
             filters[name] = parse(name, value) if parse else value
         if 'instance_uuid' in filters:
             node_schema.check_uuid('instance_uuid', filters['instance_uuid'])
+        if 'chassis_uuid' in filters:
+            # No chassis exists here: the one named is not found.
+            chassis = filters.pop('chassis_uuid')
+            node_schema.check_uuid('chassis_uuid', chassis)
+            raise exception.NotFound('Chassis %s could not be found.'
+                                     % chassis)
         state = filters.get('provision_state')
         if state is not None and state not in states.NODE_STATES:
             raise utils.BadRequest('Provision state "%s" is not valid'
@@ -172,7 +195,53 @@ class NodesController:
         if 'conductor_group' in filters:
             # Conductor groups are case-insensitive and stored lower-case.
             filters['conductor_group'] = filters['conductor_group'].lower()
+        fault = filters.get('fault')
+        if fault is not None and fault not in FAULTS:
+            raise utils.BadRequest(
+                'Unrecognized fault "%s" is specified, allowed faults are '
+                '%s' % (fault, FAULTS))
+        if 'shard' in filters:
+            filters['shard_in'] = [shard.strip() for shard in
+                                   filters.pop('shard').split(',')
+                                   if shard.strip()]
+        if 'parent_node' in filters:
+            filters.pop('include_children', None)
+            filters['parent_node'] = NodesController._parent_uuid(
+                filters['parent_node'])
+        else:
+            # Child nodes are listed only when asked for (Ironic's).
+            filters['include_children'] = filters.get('include_children',
+                                                      False)
         return filters
+
+    @staticmethod
+    def _parent_uuid(ident):
+        """The UUID of the parent node ``ident`` names (itself if there
+        is no such node: the filter then finds no child)."""
+        if uuidutils.is_uuid_like(ident):
+            return ident
+        try:
+            return node_common.get_node(ident).uuid
+        except exception.NodeNotFound:
+            return ident
+
+    @pecan.expose('json', generic=True)
+    def validate(self, *args, **kwargs):
+        base.not_allowed('GET')
+
+    @validate.when(method='GET', **base.WSME_JSON)
+    @base.expose(types.jsontype)
+    def _validate(self):
+        """Ironic's older form: the node is a query parameter."""
+        params = node_common.query()
+        utils.check_arguments(params, ('node', 'node_uuid'))
+        ident = params.get('node_uuid') or params.get('node')
+        if params.get('node_uuid') is not None:
+            node_schema.check_uuid('node_uuid', params['node_uuid'])
+        if ident is None:
+            raise utils.BadRequest('Missing argument: "node"')
+        _check_ident(ident)
+        return _validate(ident)
 
     @index.when(method='POST', **base.WSME_JSON)
     @base.expose(types.Node, body=types.jsontype, status_code=201)
@@ -202,6 +271,16 @@ class NodesController:
         return types.Node.from_document(node_common.render(node))
 
 
+def _validate(ident):
+    """What validating the driver interfaces of the node ``ident`` (UUID
+    or name) finds, per interface type (the conductor answers)."""
+    if not utils.allowed(node_schema.SINCE['name']) and \
+            not uuidutils.is_uuid_like(ident):
+        raise utils.NotAcceptable('Request not acceptable.')
+    node = node_common.authorized_node(ident, 'baremetal:node:validate')
+    return utils.rpcapi().validate_driver_interfaces(utils.context(), node)
+
+
 class NodeController(base.Resource):
     """``/v1/nodes/{node}`` (by UUID or name) and its sub-resources."""
 
@@ -213,6 +292,30 @@ class NodeController(base.Resource):
         self.allocation = allocation_api.NodeAllocationController(ident)
         self.ports = port.PortsController(node_ident=ident)
         self.portgroups = portgroup.PortgroupsController(node_ident=ident)
+
+    @pecan.expose('json', generic=True)
+    def validate(self, *args, **kwargs):
+        base.not_allowed('GET')
+
+    @validate.when(method='GET', **base.WSME_JSON)
+    @base.expose(types.jsontype)
+    def _validate(self):
+        node_common.query_without_arguments()
+        return _validate(self.ident)
+
+    @pecan.expose('json', generic=True)
+    def children(self, *args, **kwargs):
+        base.not_allowed('GET')
+
+    @children.when(method='GET', **base.WSME_JSON)
+    @base.expose(types.jsontype)
+    def _children(self):
+        """The UUIDs of the node's child nodes."""
+        node_common.query_without_arguments()
+        node = node_common.authorized_node(self.ident, 'baremetal:node:get')
+        found = objects.Node.list(utils.context(),
+                                  {'parent_node': node.uuid})
+        return {'children': [child.uuid for child in found]}
 
     @pecan.expose('json', generic=True)
     def index(self, *args, **kwargs):
@@ -233,9 +336,20 @@ class NodeController(base.Resource):
     @base.expose(types.Node, body=types.jsontype)
     def _patch(self, patch=None):
         ident = self.ident
-        node_common.query_without_arguments()
+        params = node_common.query()
+        utils.check_arguments(params, ('reset_interfaces',))
+        reset = params.get('reset_interfaces')
+        if reset is not None:
+            if not utils.allowed((1, 45)):
+                raise utils.NotAcceptable('Request not acceptable.')
+            reset = utils.parse_bool('reset_interfaces', reset)
         patch = utils.json_body(patch)
         utils.check_patch(patch)
+        if reset and not any(op['path'] == '/driver' and op['op'] != 'remove'
+                             for op in patch):
+            raise utils.BadRequest(
+                "The reset_interfaces parameter can only be used when "
+                "changing the node's driver.")
         for op in patch:
             root = utils.patch_root(op)
             if root not in node_schema.PATCHABLE:
@@ -250,18 +364,19 @@ class NodeController(base.Resource):
                                  "name '%%s'" % ident)
         node = node_common.get_node(ident, with_suffix=True)
         access.authorize_node_patch(patch, node, ident)
-        current = {name: getattr(node, name)
+        current = {name: node_common.stored(node, name)
                    for name in node_schema.PATCHABLE}
         patched = utils.apply_patch(current, patch)
         for name in node_schema.PATCHABLE:
             if name not in node_schema.NODE['required']:
                 patched.setdefault(name, None)  # removed: its default
-        values = node_schema.check_node(patched, name='patch')
+        values = node_schema.check_node(patched, name='patch', patched=True)
         changes = {name: values[name] for name in node_schema.PATCHABLE
                    if values[name] != current[name]}
         node = utils.rpcapi().update_node(
             utils.context(), node, changes,
-            expected={name: current[name] for name in changes})
+            expected={name: current[name] for name in changes},
+            reset_interfaces=bool(reset))
         return types.Node.from_document(node_common.render(node))
 
     @index.when(method='DELETE', **base.WSME_JSON)

@@ -68,8 +68,10 @@ def _masked_instance_info(info):
 
 
 def _value(node, name):
-    if name in ('provision_updated_at', 'created_at', 'updated_at'):
+    if name in node_schema.TIMESTAMPS:
         return utils.isotime(getattr(node, name))
+    if name == 'chassis_uuid':
+        return None  # chassis are not served: a node never has one
     if name == 'provision_state':
         return provision_state(node.provision_state)
     if name == 'driver_info':
@@ -78,6 +80,14 @@ def _value(node, name):
         return strutils.mask_dict_password(node.driver_info, _SECRET)
     if name == 'instance_info':
         return _masked_instance_info(node.instance_info)
+    return getattr(node, name)
+
+
+def stored(node, name):
+    """The value of field ``name`` of ``node`` as PATCH sees it (no
+    masking; chassis_uuid is always null here)."""
+    if name == 'chassis_uuid':
+        return None
     return getattr(node, name)
 
 

@@ -2,9 +2,9 @@
 JSON schema of ``POST /v1/nodes`` and of a patched node, and the checks
 that follow the schema, with Ironic's messages.
 
-Only the fields allocsvc stores are served; Ironic's others (ports,
-interfaces, RAID, BIOS, retirement, ...) are unknown here, so a request
-naming one is a 400 (schema) rather than silently ignored.
+Every field of Ironic 39's node is served. Chassis are not: a node
+never has one (``chassis_uuid`` is null, and naming a chassis is
+refused as Ironic refuses an unknown one).
 """
 
 import re
@@ -23,10 +23,12 @@ FIELDS = [
     ('name', (1, 5)),
     ('driver', (1, 1)),
     ('driver_info', (1, 1)),
+    ('driver_internal_info', (1, 3)),
     ('properties', (1, 1)),
     ('extra', (1, 1)),
     ('instance_info', (1, 1)),
     ('instance_uuid', (1, 1)),
+    ('chassis_uuid', (1, 1)),
     ('power_state', (1, 1)),
     ('target_power_state', (1, 1)),
     ('provision_state', (1, 1)),
@@ -34,17 +36,51 @@ FIELDS = [
     ('provision_updated_at', (1, 1)),
     ('maintenance', (1, 1)),
     ('maintenance_reason', (1, 1)),
+    ('fault', (1, 42)),
     ('last_error', (1, 1)),
     ('reservation', (1, 1)),
+    ('console_enabled', (1, 1)),
+    ('clean_step', (1, 7)),
+    ('deploy_step', (1, 44)),
+    ('service_step', (1, 87)),
+    ('raid_config', (1, 12)),
+    ('target_raid_config', (1, 12)),
+    ('inspection_started_at', (1, 6)),
+    ('inspection_finished_at', (1, 6)),
     ('resource_class', (1, 21)),
+    ('bios_interface', (1, 40)),
+    ('boot_interface', (1, 31)),
+    ('console_interface', (1, 31)),
+    ('deploy_interface', (1, 31)),
+    ('firmware_interface', (1, 86)),
+    ('inspect_interface', (1, 31)),
+    ('management_interface', (1, 31)),
+    ('network_interface', (1, 20)),
+    ('power_interface', (1, 31)),
+    ('raid_interface', (1, 31)),
+    ('rescue_interface', (1, 38)),
+    ('storage_interface', (1, 33)),
+    ('vendor_interface', (1, 31)),
     ('traits', (1, 37)),
     ('conductor_group', (1, 46)),
     ('automated_clean', (1, 47)),
+    ('protected', (1, 48)),
+    ('protected_reason', (1, 48)),
     ('conductor', (1, 49)),
     ('owner', (1, 50)),
     ('description', (1, 51)),
     ('allocation_uuid', (1, 52)),
+    ('retired', (1, 61)),
+    ('retired_reason', (1, 61)),
     ('lessee', (1, 65)),
+    ('network_data', (1, 66)),
+    ('boot_mode', (1, 75)),
+    ('secure_boot', (1, 75)),
+    ('shard', (1, 82)),
+    ('parent_node', (1, 83)),
+    ('disable_power_off', (1, 95)),
+    ('instance_name', (1, 104)),
+    ('health', (1, 109)),
     ('created_at', (1, 1)),
     ('updated_at', (1, 1)),
 ]
@@ -56,7 +92,26 @@ LIST_FIELDS = ('uuid', 'name', 'instance_uuid', 'power_state',
 
 # Columns that cannot order a list (Ironic's list, for the ones stored).
 UNSORTABLE = ('properties', 'driver_info', 'extra', 'instance_info',
-              'traits')
+              'driver_internal_info', 'clean_step', 'deploy_step',
+              'service_step', 'raid_config', 'target_raid_config',
+              'network_data', 'traits', 'chassis_uuid')
+
+# The node's driver interface fields.
+INTERFACES = tuple('%s_interface' % kind for kind in (
+    'bios', 'boot', 'console', 'deploy', 'firmware', 'inspect',
+    'management', 'network', 'power', 'raid', 'rescue', 'storage',
+    'vendor'))
+
+# Timestamps, rendered in ISO 8601.
+TIMESTAMPS = ('provision_updated_at', 'inspection_started_at',
+              'inspection_finished_at', 'created_at', 'updated_at')
+
+# Booleans Ironic also takes as strings ("true", "off", ...).
+_BOOLEANS = ('automated_clean', 'maintenance', 'console_enabled',
+             'protected', 'retired', 'disable_power_off')
+# JSON objects a null sets to {}.
+_OBJECTS = ('driver_info', 'properties', 'extra', 'instance_info',
+            'network_data')
 
 # Names a node cannot take: they are paths under /v1/nodes in Ironic.
 RESERVED_NAMES = ('detail', 'maintenance', 'management', 'states',
@@ -70,37 +125,52 @@ def _nullable(*kinds, **extra):
     return dict(extra, type=list(kinds) + ['null'])
 
 
-# Ironic's node schema, restricted to the fields stored here.
+# Ironic's node schema (POST); a patched node also has PATCH_ONLY.
 NODE = {
     'type': 'object',
-    'properties': {
+    'properties': dict({
         'automated_clean': _nullable('string', 'boolean'),
+        'chassis_uuid': _nullable('string'),
         'conductor_group': _nullable('string', maxLength=255),
+        'console_enabled': _nullable('string', 'boolean'),
         'description': _nullable('string',
                                  maxLength=DESCRIPTION_MAX_LENGTH),
+        'disable_power_off': _nullable('string', 'boolean'),
         'driver': {'type': 'string', 'maxLength': 255},
         'driver_info': _nullable('object'),
         'extra': _nullable('object'),
         'instance_info': _nullable('object'),
+        'instance_name': _nullable('string', maxLength=255),
         'instance_uuid': _nullable('string'),
         'lessee': _nullable('string', maxLength=255),
         'maintenance': _nullable('string', 'boolean'),
         'name': _nullable('string'),
+        'network_data': _nullable('object'),
         'owner': _nullable('string', maxLength=255),
+        'parent_node': _nullable('string', maxLength=255),
         'properties': _nullable('object'),
         'resource_class': _nullable('string', maxLength=80),
+        'retired': _nullable('string', 'boolean'),
+        'retired_reason': _nullable('string'),
+        'shard': _nullable('string', maxLength=255),
         'uuid': _nullable('string'),
-    },
+    }, **{field: _nullable('string', maxLength=255)
+          for field in INTERFACES}),
     'required': ['driver'],
     'additionalProperties': False,
 }
 _NODE_VALIDATOR = jsonschema.Draft4Validator(NODE)
 
-# The fields PATCH may change (Ironic's list, for the fields stored here).
-PATCHABLE = ('automated_clean', 'conductor_group', 'description', 'driver',
-             'driver_info', 'extra', 'instance_info', 'instance_uuid',
-             'lessee', 'maintenance', 'name', 'owner', 'properties',
-             'resource_class')
+# Fields only PATCH sets (Ironic's node patch schema adds them).
+PATCH_ONLY = {
+    'protected': _nullable('string', 'boolean'),
+    'protected_reason': _nullable('string'),
+}
+NODE_PATCH = dict(NODE, properties=dict(NODE['properties'], **PATCH_ONLY))
+_NODE_PATCH_VALIDATOR = jsonschema.Draft4Validator(NODE_PATCH)
+
+# The fields PATCH may change (Ironic's list).
+PATCHABLE = tuple(sorted(set(NODE_PATCH['properties']) - {'uuid'}))
 
 # Ironic's trait rule: a custom name, or a standard one from os-traits.
 TRAIT = {
@@ -150,22 +220,26 @@ def _boolean(name, value):
         raise utils.BadRequest('Invalid %s: %s' % (name, exc))
 
 
-def check_node(document, name='node'):
-    """Validate a node document (a POST body, or a node after a patch)
-    and return its values normalised: booleans parsed, UUIDs checked,
-    the conductor group lower-cased, empty dicts for null ones."""
-    _validate(_NODE_VALIDATOR, name, document)
+def check_node(document, name='node', patched=False):
+    """Validate a node document (a POST body, or a node after a patch if
+    ``patched``) and return its values normalised: booleans parsed,
+    UUIDs checked, the conductor group lower-cased, empty dicts for null
+    ones."""
+    _validate(_NODE_PATCH_VALIDATOR if patched else _NODE_VALIDATOR, name,
+              document)
     values = dict(document)
     for key, value in values.items():
         check_text(key, value)
-    for key in ('uuid', 'instance_uuid'):
+    for key in ('uuid', 'instance_uuid', 'chassis_uuid'):
         if key in values:
             check_uuid(key, values[key])
-    for key in ('automated_clean', 'maintenance'):
+    for key in _BOOLEANS:
         if key in values:
             values[key] = _boolean(key, values[key])
-    if values.get('maintenance') is None and 'maintenance' in values:
-        values['maintenance'] = False
+    for key in ('maintenance', 'console_enabled', 'protected', 'retired',
+                'disable_power_off'):
+        if key in values and values[key] is None:
+            values[key] = False
     group = values.get('conductor_group')
     if group is not None:
         if not _CONDUCTOR_GROUP_RE.match(group):
@@ -173,9 +247,13 @@ def check_node(document, name='node'):
         values['conductor_group'] = group.lower()
     elif 'conductor_group' in values:
         values['conductor_group'] = ''
-    for key in ('driver_info', 'properties', 'extra', 'instance_info'):
+    for key in _OBJECTS:
         if key in values and values[key] is None:
             values[key] = {}
+    if values.get('chassis_uuid') is not None:
+        # No chassis exists here, so none is found (Ironic's 400).
+        raise utils.BadRequest('Chassis %s could not be found.'
+                               % values['chassis_uuid'])
     return values
 
 

@@ -70,7 +70,8 @@ class NodeStatesController(_OneNode):
         node_common.query_without_arguments()
         node = node_common.authorized_node(
             self.ident, 'baremetal:node:get_states')
-        return types.NodeStates.from_document({
+        document = {
+            'console_enabled': node.console_enabled,
             'last_error': node.last_error,
             'power_state': node.power_state,
             'provision_state': node_common.provision_state(
@@ -79,7 +80,16 @@ class NodeStatesController(_OneNode):
                 node.provision_updated_at),
             'target_power_state': node.target_power_state,
             'target_provision_state': node.target_provision_state,
-        })
+        }
+        # Ironic adds the RAID configurations from 1.12 and the boot
+        # mode from 1.75.
+        if utils.allowed((1, 12)):
+            document.update(raid_config=node.raid_config,
+                            target_raid_config=node.target_raid_config)
+        if utils.allowed((1, 75)):
+            document.update(boot_mode=node.boot_mode,
+                            secure_boot=node.secure_boot)
+        return types.NodeStates.from_document(document)
 
 
 class NodePowerStateController(_OneNode):

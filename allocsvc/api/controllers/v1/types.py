@@ -118,7 +118,19 @@ _NODE_FIELD_TYPES = {
     'properties': {wtypes.text: jsontype},
     'extra': {wtypes.text: jsontype},
     'instance_info': {wtypes.text: jsontype},
+    'driver_internal_info': {wtypes.text: jsontype},
+    'clean_step': {wtypes.text: jsontype},
+    'deploy_step': {wtypes.text: jsontype},
+    'service_step': {wtypes.text: jsontype},
+    'raid_config': {wtypes.text: jsontype},
+    'target_raid_config': {wtypes.text: jsontype},
+    'network_data': {wtypes.text: jsontype},
     'maintenance': bool,
+    'console_enabled': bool,
+    'protected': bool,
+    'retired': bool,
+    'secure_boot': bool,
+    'disable_power_off': bool,
     'traits': [wtypes.text],
     # A string or a boolean, as Ironic's schema allows it.
     'automated_clean': jsontype,
@@ -149,12 +161,17 @@ class NodeCollection(Base):
 class NodeStates(Base):
     """``GET /v1/nodes/{node}/states``."""
 
+    console_enabled = bool
     last_error = wtypes.text
     power_state = wtypes.text
     provision_state = wtypes.text
     provision_updated_at = wtypes.text
     target_power_state = wtypes.text
     target_provision_state = wtypes.text
+    raid_config = {wtypes.text: jsontype}
+    target_raid_config = {wtypes.text: jsontype}
+    boot_mode = wtypes.text
+    secure_boot = bool
 
 
 class TraitsCollection(Base):

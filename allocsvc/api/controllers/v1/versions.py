@@ -25,24 +25,24 @@ STANDARD_HEADER = 'OpenStack-API-Version'
 VERSIONS = [
     '1.1',    # the first versioned API (Kilo): the minimum, and the default
     '1.2',    # the provision state NOSTATE is called 'available'
-    '1.3',
+    '1.3',    # node.driver_internal_info
     '1.4',
     '1.5',    # nodes have logical names
-    '1.6',
-    '1.7',
+    '1.6',    # node.inspection_started_at and inspection_finished_at
+    '1.7',    # node.clean_step
     '1.8',    # 'fields' selects the fields of a resource
     '1.9',    # nodes can be filtered by provision state
     '1.10',   # logical names may use every RFC 3986 unreserved character
     '1.11',   # new nodes start in 'enroll' instead of 'available'
-    '1.12',
+    '1.12',   # node.raid_config and target_raid_config
     '1.13',
     '1.14',
     '1.15',
     '1.16',
     '1.17',
-    '1.18',  # port.internal_info
-    '1.19',  # port.local_link_connection and port.pxe_enabled
-    '1.20',
+    '1.18',   # port.internal_info
+    '1.19',   # port.local_link_connection and port.pxe_enabled
+    '1.20',   # node.network_interface
     '1.21',   # node.resource_class
     '1.22',
     '1.23',  # port groups (/v1/portgroups)
@@ -53,24 +53,24 @@ VERSIONS = [
     '1.28',
     '1.29',
     '1.30',
-    '1.31',
+    '1.31',   # node.boot/console/deploy/.../vendor_interface
     '1.32',
-    '1.33',
-    '1.34',  # port.physical_network
+    '1.33',   # node.storage_interface
+    '1.34',   # port.physical_network
     '1.35',
     '1.36',
     '1.37',   # node traits (/v1/nodes/{n}/traits)
-    '1.38',
+    '1.38',   # node.rescue_interface
     '1.39',
-    '1.40',
+    '1.40',   # node.bios_interface
     '1.41',
-    '1.42',
+    '1.42',   # node.fault and the fault filter
     '1.43',   # 'detail' query parameter on lists
-    '1.44',
-    '1.45',
+    '1.44',   # node.deploy_step
+    '1.45',   # PATCH /v1/nodes/{n}?reset_interfaces
     '1.46',   # node.conductor_group
     '1.47',
-    '1.48',
+    '1.48',   # node.protected and protected_reason
     '1.49',   # node.conductor and /v1/conductors
     '1.50',   # node.owner
     '1.51',   # node.description
@@ -88,7 +88,7 @@ VERSIONS = [
     '1.63',
     '1.64',
     '1.65',   # node.lessee
-    '1.66',
+    '1.66',   # node.network_data
     '1.67',
     '1.68',
     '1.69',
@@ -97,27 +97,27 @@ VERSIONS = [
     '1.72',
     '1.73',
     '1.74',
-    '1.75',
+    '1.75',   # node.boot_mode and secure_boot
     '1.76',
     '1.77',
     '1.78',
     '1.79',   # a node named like the allocation is tried first (not gated)
     '1.80',
     '1.81',
-    '1.82',
-    '1.83',
+    '1.82',   # node.shard, the shard/sharded filters, /v1/shards
+    '1.83',   # node.parent_node, /v1/nodes/{n}/children; children hidden
     '1.84',
     '1.85',
-    '1.86',
-    '1.87',
-    '1.88',  # port.name
+    '1.86',   # node.firmware_interface
+    '1.87',   # node.service_step
+    '1.88',   # port.name
     '1.89',
     '1.90',
     '1.91',   # an ident with a '.json' suffix is no longer stripped (404)
     '1.92',
     '1.93',
     '1.94',
-    '1.95',
+    '1.95',   # node.disable_power_off
     '1.96',
     '1.97',  # port.description
     '1.98',
@@ -126,12 +126,12 @@ VERSIONS = [
     '1.101',  # port.category and portgroup.category
     '1.102',
     '1.103',
-    '1.104',
+    '1.104',  # node.instance_name and its filter
     '1.105',
     '1.106',
     '1.107',
     '1.108',
-    '1.109',
+    '1.109',  # node.health
     '1.110',
     '1.111',
     '1.112',

@@ -4,16 +4,16 @@ MAC addresses are unique among ports and, separately, among port groups
 (stored lower-case). Every port and port group belongs to a node; a port
 may be a member of a port group of the same node.
 
-Revision ID: 0006_ports_portgroups
-Revises: 0005_node_providers
+Revision ID: 0007_ports_portgroups
+Revises: 0006_node_fields
 Create Date: 2026-11-25
 """
 
 from alembic import op
 import sqlalchemy as sa
 
-revision = '0006_ports_portgroups'
-down_revision = '0005_node_providers'
+revision = '0007_ports_portgroups'
+down_revision = '0006_node_fields'
 branch_labels = None
 depends_on = None
 
