@@ -554,7 +554,12 @@ PATCH_ERRORS = [
     ({'op': 'add'}, 400, 'patch'),
     ([{'op': 'move', 'path': '/name', 'from': '/extra'}], 400, ''),
     ([{'op': 'add', 'path': '/extra/a'}], 400, 'need a value'),
-    ([{'op': 'remove', 'path': '/extra/missing'}], 400, 'non-existent'),
+    ([{'op': 'remove', 'path': '/extra/missing'}], 400,
+     "Couldn't apply patch '{'op': 'remove', 'path': '/extra/missing'}'. "
+     "Reason: can't remove a non-existent object 'missing'"),
+    ([{'op': 'add', 'path': '/properties/a/0', 'value': 1}], 400,
+     "Couldn't apply patch '{'op': 'add', 'path': '/properties/a/0', "
+     "'value': 1}'. Reason: member 'a' not found in {}"),
     ([{'op': 'replace', 'path': '/uuid', 'value': str(uuid.uuid4())}], 400,
      'Cannot patch /uuid. Only the following can be updated: '
      'automated_clean, conductor_group'),
