@@ -25,6 +25,7 @@ from allocsvc.api.controllers.v1 import hooks
 from allocsvc.api.controllers.v1 import node as v1_node
 from allocsvc.api.controllers.v1 import node_states as v1_node_states
 from allocsvc.api.controllers.v1 import node_traits as v1_node_traits
+from allocsvc.api.controllers.v1 import unprovided as v1_unprovided
 from allocsvc.api.middleware import auth as baremetal_auth
 from allocsvc.api.middleware import errors as baremetal_errors
 from allocsvc.api.middleware import requestlog
@@ -92,6 +93,7 @@ _CONTROLLER_CLASSES = (
     v1_node_states.NodeProvisionStateController,
     v1_node_states.NodeMaintenanceController,
     v1_node_traits.NodeTraitsController, v1_node_traits.NodeTraitController,
+    v1_unprovided.UnprovidedResource,
 )
 
 

@@ -12,6 +12,7 @@ from allocsvc.api.controllers.v1 import allocation
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import conductor
 from allocsvc.api.controllers.v1 import node
+from allocsvc.api.controllers.v1 import unprovided
 from allocsvc.api.controllers.v1 import versions
 
 # (name, first version) of each resource linked from GET /v1, in the order
@@ -52,6 +53,9 @@ RESOURCES = {
     'allocations': (allocation.AllocationsController(), _allocations_gate),
     'conductors': (conductor.ConductorsController(), _conductors_gate),
 }
+# Ironic's other resources: a 404 saying this service does not have them.
+RESOURCES.update((name, (unprovided.UnprovidedResource(name), None))
+                 for name in unprovided.NAMES)
 
 
 def only_get():
