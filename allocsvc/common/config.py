@@ -18,6 +18,8 @@ from oslo_middleware import cors
 from oslo_middleware import http_proxy_to_wsgi
 from oslo_policy import opts as policy_opts
 
+from allocsvc.common import hardware
+
 DEFAULT_SQLITE_CONNECTION = 'sqlite:///allocsvc.sqlite'
 
 # oslo.db keeps 5 idle connections by default and closes every other one
@@ -253,6 +255,7 @@ conductor_opts = [
 def register_opts(conf):
     """Register every option allocsvc reads on ``conf``."""
     conf.register_opts(default_opts)
+    hardware.register_opts(conf)
     conf.register_opts(api_opts, group='api')
     conf.register_opts(placement_opts, group='placement')
     conf.register_opts(conductor_opts, group='conductor')
@@ -292,7 +295,8 @@ def set_lib_defaults():
 def list_opts():
     """Options of allocsvc itself, for oslo-config-generator."""
     return [
-        ('DEFAULT', copy.deepcopy(default_opts)),
+        ('DEFAULT', copy.deepcopy(default_opts) +
+         hardware.list_opts()[0][1]),
         ('api', copy.deepcopy(api_opts)),
         ('conductor', copy.deepcopy(conductor_opts)),
         ('placement', copy.deepcopy(placement_opts)),

@@ -244,3 +244,35 @@ class NodeChanged(Conflict):
     def __init__(self, node, column):
         super().__init__('Node %s was changed by another request (its %s '
                          'differs); please retry.' % (node, column))
+
+
+class InterfaceNotFoundInEntrypoint(InvalidParameterValue):
+    """A node names an interface implementation that is not enabled."""
+
+    def __init__(self, name, entrypoint, valid):
+        super().__init__(
+            "Could not find the following interface in the '%s' "
+            "entrypoint: %s. Valid interfaces are %s."
+            % (entrypoint, name, valid))
+
+
+class IncompatibleInterface(InvalidParameterValue):
+    """A node names an implementation its hardware type does not
+    support."""
+
+    def __init__(self, kind, name, hardware_type):
+        super().__init__(
+            "%s interface implementation '%s' is not supported by hardware "
+            "type %s." % (kind, name, hardware_type))
+
+
+class NoValidDefaultForInterface(InvalidParameterValue):
+    """No enabled implementation of an interface type fits a node that
+    names none."""
+
+    def __init__(self, kind, hardware_type, node=None):
+        node_info = ' node %s with' % node if node else ''
+        super().__init__(
+            "For%s hardware type '%s', no default value found for %s "
+            "interface could be determined. Please ensure the interfaces "
+            "are enabled." % (node_info, hardware_type, kind))

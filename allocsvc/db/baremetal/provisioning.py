@@ -21,6 +21,7 @@ released.
 import sqlalchemy as sa
 
 from allocsvc.common import exception
+from allocsvc.common import hardware
 from allocsvc.common import states
 from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import allocations as db_allocations
@@ -31,10 +32,6 @@ from allocsvc.placement import node_providers
 
 _NODE = models.nodes
 _ALLOC = models.baremetal_allocations
-
-# The hardware types nodes may use: ``fake-hardware`` finishes each
-# power and provisioning step as soon as it is asked.
-DRIVERS = ('fake-hardware',)
 
 # Where a node's instance_uuid may be removed although an allocation set
 # it (Ironic also allows its inspection states, which nodes here never
@@ -62,10 +59,10 @@ class Locker:
                                  interval=self.interval)
 
 
-def check_driver(driver, conductor_group=''):
-    """NoValidHost (400) unless nodes may use ``driver``."""
-    if driver not in DRIVERS:
-        raise exception.NoValidHost(driver, conductor_group)
+def check_driver(driver, conductor_group='', conf=None):
+    """NoValidHost (400) unless nodes may use ``driver`` (an enabled
+    hardware type, ``allocsvc.common.hardware``)."""
+    hardware.check_hardware_type(conf, driver, conductor_group)
 
 
 def initial_state(legacy=False):
