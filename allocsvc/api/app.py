@@ -21,6 +21,7 @@ from allocsvc.api.controllers import root
 from allocsvc.api.controllers.v1 import allocation as v1_allocation
 from allocsvc.api.controllers.v1 import conductor as v1_conductor
 from allocsvc.api.controllers.v1 import controller as v1_controller
+from allocsvc.api.controllers.v1 import driver as v1_driver
 from allocsvc.api.controllers.v1 import hooks
 from allocsvc.api.controllers.v1 import node as v1_node
 from allocsvc.api.controllers.v1 import node_states as v1_node_states
@@ -94,6 +95,9 @@ _CONTROLLER_CLASSES = (
     v1_node_states.NodeMaintenanceController,
     v1_node_traits.NodeTraitsController, v1_node_traits.NodeTraitController,
     v1_unprovided.UnprovidedResource,
+    v1_driver.DriversController, v1_driver.DriverController,
+    v1_driver.DriverPropertiesController, v1_driver.DriverRaidController,
+    v1_driver.LogicalDiskPropertiesController,
 )
 
 

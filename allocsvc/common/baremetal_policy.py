@@ -275,6 +275,18 @@ _other_rules = [
           'List and show conductors.',
           [('GET', '/conductors'), ('GET', '/conductors/{hostname}')],
           LEGACY_READER),
+    _rule('baremetal:driver:get', SYSTEM_READER,
+          'List and show drivers (hardware types).',
+          [('GET', '/drivers'), ('GET', '/drivers/{driver_name}')],
+          LEGACY_READER),
+    _rule('baremetal:driver:get_properties', SYSTEM_READER,
+          'Show the node properties a driver reads.',
+          [('GET', '/drivers/{driver_name}/properties')], LEGACY_READER),
+    _rule('baremetal:driver:get_raid_logical_disk_properties',
+          SYSTEM_READER, 'Show the RAID logical disk properties a driver '
+          'takes.',
+          [('GET', '/drivers/{driver_name}/raid/logical_disk_properties')],
+          LEGACY_READER),
     _rule('baremetal:allocation:get', ALLOCATION_READER,
           'Show an allocation. A caller without it is told that the '
           'allocation does not exist.',

@@ -11,6 +11,7 @@ import webob.exc
 from allocsvc.api.controllers.v1 import allocation
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import conductor
+from allocsvc.api.controllers.v1 import driver
 from allocsvc.api.controllers.v1 import node
 from allocsvc.api.controllers.v1 import unprovided
 from allocsvc.api.controllers.v1 import versions
@@ -19,6 +20,7 @@ from allocsvc.api.controllers.v1 import versions
 # Ironic lists them. Empty until the nodes and allocations controllers land.
 LINKED_RESOURCES = [
     ('nodes', (1, 1)),
+    ('drivers', (1, 1)),
     ('conductors', (1, 49)),
     ('allocations', (1, 52)),
 ]
@@ -50,6 +52,7 @@ def _conductors_gate():
 # name -> (controller, check run before anything else of the resource).
 RESOURCES = {
     'nodes': (node.NodesController(), None),
+    'drivers': (driver.DriversController(), None),
     'allocations': (allocation.AllocationsController(), _allocations_gate),
     'conductors': (conductor.ConductorsController(), _conductors_gate),
 }
