@@ -24,6 +24,7 @@ from allocsvc.api.controllers.v1 import controller as v1_controller
 from allocsvc.api.controllers.v1 import driver as v1_driver
 from allocsvc.api.controllers.v1 import hooks
 from allocsvc.api.controllers.v1 import node as v1_node
+from allocsvc.api.controllers.v1 import node_extras as v1_node_extras
 from allocsvc.api.controllers.v1 import node_states as v1_node_states
 from allocsvc.api.controllers.v1 import node_traits as v1_node_traits
 from allocsvc.api.controllers.v1 import unprovided as v1_unprovided
@@ -98,7 +99,7 @@ _CONTROLLER_CLASSES = (
     v1_driver.DriversController, v1_driver.DriverController,
     v1_driver.DriverPropertiesController, v1_driver.DriverRaidController,
     v1_driver.LogicalDiskPropertiesController,
-)
+) + v1_node_extras.CONTROLLER_CLASSES
 
 
 def baremetal_app(conf, enforcer=None, rpcapi=None):

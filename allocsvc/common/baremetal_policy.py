@@ -270,6 +270,57 @@ _node_rules = [
            ('DELETE', _N1 + '/traits/{trait}')], LEGACY_ADMIN),
 ]
 
+# What a node's driver does beyond power and provisioning: boot device,
+# VIFs, console, RAID, BIOS, firmware, inventory, history, children.
+_node_extension_rules = [
+    _rule('baremetal:node:get_boot_device',
+          SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+          'Show the boot device of a node, or the ones it supports.',
+          [('GET', _N1 + '/management/boot_device'),
+           ('GET', _N1 + '/management/boot_device/supported')],
+          LEGACY_ADMIN),
+    _rule('baremetal:node:set_boot_device',
+          SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+          'Set the boot device of a node.',
+          [('PUT', _N1 + '/management/boot_device')], LEGACY_ADMIN),
+    _rule('baremetal:node:vif:list', SYSTEM_OR_PROJECT_READER,
+          'List the VIFs attached to a node.', [('GET', _N1 + '/vifs')],
+          LEGACY_READER),
+    _rule('baremetal:node:vif:attach',
+          SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+          'Attach a VIF to a node.', [('POST', _N1 + '/vifs')],
+          LEGACY_ADMIN),
+    _rule('baremetal:node:vif:detach',
+          SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+          'Detach a VIF from a node.',
+          [('DELETE', _N1 + '/vifs/{vif_ident}')], LEGACY_ADMIN),
+    _rule('baremetal:node:get_console',
+          SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+          'Show the console of a node.', [('GET', _N1 + '/states/console')],
+          LEGACY_ADMIN),
+    _rule('baremetal:node:set_console_state',
+          SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+          'Enable or disable the console of a node.',
+          [('PUT', _N1 + '/states/console')], LEGACY_ADMIN),
+    _rule('baremetal:node:set_raid_state', SYSTEM_MEMBER_OR_OWNER_MEMBER,
+          'Set the target RAID configuration of a node.',
+          [('PUT', _N1 + '/states/raid')], LEGACY_ADMIN),
+    _rule('baremetal:node:bios:get', SYSTEM_OR_PROJECT_READER,
+          'Show the BIOS settings of a node.',
+          [('GET', _N1 + '/bios'), ('GET', _N1 + '/bios/{setting}')],
+          LEGACY_READER),
+    _rule('baremetal:node:firmware:get', SYSTEM_OR_PROJECT_READER,
+          'Show the firmware components of a node.',
+          [('GET', _N1 + '/firmware')], LEGACY_READER),
+    _rule('baremetal:node:inventory:get', SYSTEM_OR_OWNER_READER,
+          'Show the inventory inspection found on a node.',
+          [('GET', _N1 + '/inventory')], LEGACY_READER),
+    _rule('baremetal:node:history:get', SYSTEM_OR_OWNER_READER,
+          'Show the event history of a node.',
+          [('GET', _N1 + '/history'), ('GET', _N1 + '/history/{event}')],
+          LEGACY_READER),
+]
+
 _other_rules = [
     _rule('baremetal:conductor:get', SYSTEM_READER,
           'List and show conductors.',
@@ -322,4 +373,4 @@ _other_rules = [
 
 
 def list_rules():
-    return _base_rules + _node_rules + _other_rules
+    return _base_rules + _node_rules + _node_extension_rules + _other_rules

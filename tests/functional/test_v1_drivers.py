@@ -207,3 +207,9 @@ def test_conductor_registers_its_hardware_types(database):
     svc._register(env.ctx)
     assert env.call('/v1/drivers/fake-hardware').json['hosts'] == [
         'registering']
+
+
+def test_raid_without_a_path_below_is_404(env):
+    env.register('c')
+    resp = env.call('/v1/drivers/fake-hardware/raid')
+    assert resp.status_int == 404

@@ -217,7 +217,7 @@ class DriverRaidController(base.Resource):
         self._name = name
         self.logical_disk_properties = LogicalDiskPropertiesController(name)
 
-    @pecan.expose()
+    @pecan.expose('json')
     def index(self, *args, **kwargs):
         raise webob.exc.HTTPNotFound()
 

@@ -32,6 +32,7 @@ from allocsvc.api.controllers.v1 import allocation as allocation_api
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import node_conductor
+from allocsvc.api.controllers.v1 import node_extras
 from allocsvc.api.controllers.v1 import node_schema
 from allocsvc.api.controllers.v1 import node_states
 from allocsvc.api.controllers.v1 import node_traits
@@ -207,6 +208,7 @@ class NodeController(base.Resource):
         self.maintenance = node_states.NodeMaintenanceController(ident)
         self.traits = node_traits.NodeTraitsController(ident)
         self.allocation = allocation_api.NodeAllocationController(ident)
+        node_extras.attach(self)
 
     @pecan.expose('json', generic=True)
     def index(self, *args, **kwargs):
