@@ -143,3 +143,49 @@ def test_nothing_changes(node):
     call('POST', '/v1/nodes/n/vifs', {'id': 'v'})
     after = call('GET', '/v1/nodes/n').json
     assert after == node
+
+
+def test_inject_nmi(node):
+    resp = call('PUT', '/v1/nodes/n/management/inject_nmi', {})
+    assert resp.status_int == 400
+    assert message(resp) == ('Driver fake-hardware does not support '
+                             'inject_nmi (disabled or not implemented).')
+    resp = call('PUT', '/v1/nodes/n/management/inject_nmi', {},
+                version='1.28')
+    assert resp.status_int == 404
+
+
+def test_boot_mode_and_secure_boot(node):
+    resp = call('PUT', '/v1/nodes/n/states/boot_mode', {'target': 'uefi'})
+    assert resp.status_int == 400
+    assert message(resp) == ('Driver fake-hardware does not support '
+                             'set_boot_mode (disabled or not implemented).')
+    resp = call('PUT', '/v1/nodes/n/states/boot_mode', {'target': 'dos'})
+    assert message(resp) == ('Invalid boot mode dos requested for node. '
+                             'Allowed boot modes are: bios, uefi')
+    resp = call('PUT', '/v1/nodes/n/states/boot_mode', {'target': 'uefi'},
+                version='1.75')
+    assert resp.status_int == 404
+    assert message(resp) == ('This endpoint is supported starting with the '
+                             'API version 1.76')
+    resp = call('PUT', '/v1/nodes/n/states/secure_boot', {'target': True})
+    assert message(resp) == (
+        'Driver fake-hardware does not support set_secure_boot_state '
+        '(disabled or not implemented).')
+    resp = call('PUT', '/v1/nodes/n/states/secure_boot', {'target': 'x'})
+    assert message(resp).startswith("Invalid target: Unrecognized value")
+    resp = call('PUT', '/v1/nodes/n/states/secure_boot', {})
+    assert message(resp) == 'Missing mandatory parameter: target'
+
+
+def test_vendor_passthru(node):
+    assert call('GET', '/v1/nodes/n/vendor_passthru/methods').json == {}
+    for method in ('GET', 'POST', 'PUT', 'PATCH', 'DELETE'):
+        resp = call(method, '/v1/nodes/n/vendor_passthru?method=first',
+                    {'bar': 'baz'} if method in ('POST', 'PUT') else None)
+        assert resp.status_int == 400, method
+        assert message(resp) == 'No handler for method first'
+    resp = call('POST', '/v1/nodes/n/vendor_passthru', {})
+    assert message(resp) == 'Method not specified'
+    resp = call('POST', '/v1/nodes/ghost/vendor_passthru?method=x', {})
+    assert resp.status_int == 404
