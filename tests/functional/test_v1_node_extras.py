@@ -189,3 +189,19 @@ def test_vendor_passthru(node):
     assert message(resp) == 'Method not specified'
     resp = call('POST', '/v1/nodes/ghost/vendor_passthru?method=x', {})
     assert resp.status_int == 404
+
+
+def test_vmedia(node):
+    body = {'device_type': 'cdrom', 'image_url': 'http://image'}
+    resp = call('POST', '/v1/nodes/n/vmedia', body)
+    assert resp.status_int == 400
+    assert message(resp) == (
+        'Driver fake-hardware does not support attach_virtual_media '
+        '(disabled or not implemented).')
+    resp = call('DELETE', '/v1/nodes/n/vmedia')
+    assert resp.status_int == 400
+    assert 'detach_virtual_media' in message(resp)
+    assert call('POST', '/v1/nodes/n/vmedia', body,
+                version='1.88').status_int == 404
+    assert call('DELETE', '/v1/nodes/n/vmedia',
+                version='1.88').status_int == 404

@@ -16,6 +16,8 @@ Route table (each from the version it appeared in; 404 before)::
     PUT  /v1/nodes/{n}/states/secure_boot        1.76    400: unsupported
     GET  /v1/nodes/{n}/vendor_passthru/methods           none
     *    /v1/nodes/{n}/vendor_passthru?method=           400: no handler
+    POST /v1/nodes/{n}/vmedia                    1.89    400: unsupported
+    DELETE /v1/nodes/{n}/vmedia                  1.89    400: unsupported
 
 What Ironic's fake management interface answers is answered where
 nothing needs storing (it supports and reports the ``pxe`` boot device
@@ -43,6 +45,7 @@ def attach(node_controller):
     ident = node_controller.ident
     node_controller.management = ManagementController(ident)
     node_controller.vendor_passthru = VendorPassthruController(ident)
+    node_controller.vmedia = VmediaController(ident)
     node_controller.states.console = ConsoleController(ident)
     node_controller.states.raid = RaidController(ident)
     node_controller.states.boot_mode = BootModeController(ident)
@@ -220,6 +223,35 @@ class VendorMethodsController(OneNode):
         return {}
 
 
+class VmediaController(OneNode):
+    """``/v1/nodes/{n}/vmedia`` (1.89): the fake management interface
+    attaches no virtual media."""
+
+    @pecan.expose('json', generic=True)
+    def index(self, *args, **kwargs):
+        base.not_allowed('DELETE, POST')
+
+    @index.when(method='POST', **base.WSME_JSON)
+    @base.expose(None, body=types.jsontype, status_code=204)
+    def _post(self, body=None):
+        since((1, 89))
+        node_common.json_object(body)
+        node = self._node('baremetal:node:vmedia:attach')
+        raise exception.UnsupportedDriverExtension(node.driver,
+                                                   'attach_virtual_media')
+
+    @index.when(method='DELETE', **base.WSME_JSON)
+    @base.expose(None, status_code=204)
+    def _delete(self):
+        since((1, 89))
+        params = node_common.query()
+        utils.check_arguments(params, ('device_types',))
+        node = node_common.authorized_node(self._ident,
+                                           'baremetal:node:vmedia:detach')
+        raise exception.UnsupportedDriverExtension(node.driver,
+                                                   'detach_virtual_media')
+
+
 # -- states: console and RAID ------------------------------------------------
 
 class ConsoleController(OneNode):
@@ -324,4 +356,5 @@ CONTROLLER_CLASSES = (
     SupportedBootDevicesController, InjectNmiController,
     VendorPassthruController, VendorMethodsController, ConsoleController,
     RaidController, BootModeController, SecureBootController,
+    VmediaController,
 )
