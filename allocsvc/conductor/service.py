@@ -110,10 +110,11 @@ class ConductorService(service.Service):
 
     def _register(self, context):
         """Record this conductor, with the hardware types it serves (the
-        ``hosts`` of ``/v1/drivers``)."""
+        ``hosts`` of ``/v1/drivers``) and its conductor group."""
         return objects.Conductor.register(
             context, self.host,
-            drivers=hardware.enabled_hardware_types(self.conf))
+            drivers=hardware.enabled_hardware_types(self.conf),
+            conductor_group=self.conf.conductor.conductor_group.lower())
 
     # -- periodic tasks ------------------------------------------------------
 

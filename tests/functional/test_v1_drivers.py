@@ -213,3 +213,17 @@ def test_raid_without_a_path_below_is_404(env):
     env.register('c')
     resp = env.call('/v1/drivers/fake-hardware/raid')
     assert resp.status_int == 404
+
+
+def test_conductor_registers_its_group(database):
+    from allocsvc.conductor import service as conductor_service
+
+    conf = conftest.make_conf()
+    conf.set_override('conductor_group', 'Rack-1', group='conductor')
+    svc = conductor_service.ConductorService.__new__(
+        conductor_service.ConductorService)
+    svc.conf, svc.host = conf, 'grouped'
+    env = Env(database, conf)
+    svc._register(env.ctx)
+    assert env.call('/v1/conductors/grouped').json['conductor_group'] == \
+        'rack-1'
