@@ -205,3 +205,13 @@ def test_vmedia(node):
                 version='1.88').status_int == 404
     assert call('DELETE', '/v1/nodes/n/vmedia',
                 version='1.88').status_int == 404
+
+
+def test_volume_is_not_provided(node):
+    for method, path in (('GET', '/v1/nodes/n/volume'),
+                         ('GET', '/v1/nodes/n/volume/connectors'),
+                         ('POST', '/v1/nodes/n/volume/targets')):
+        resp = call(method, path)
+        assert resp.status_int == 404
+        assert message(resp) == ('This service does not provide the volume '
+                                 'resource of the Bare Metal API.')

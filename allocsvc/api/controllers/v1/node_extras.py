@@ -12,6 +12,7 @@ Route table (each from the version it appeared in; 404 before)::
     GET  /v1/nodes/{n}/inventory                 1.81    404: never inspected
     GET  /v1/nodes/{n}/history[/{event}]         1.78    no events
     GET  /v1/nodes/{n}/children                  1.83    none
+    *    /v1/nodes/{n}/volume/...                        404: not provided
 
 A VIF is attached to a free port of its node; allocsvc's nodes have none
 to give. ``attach`` also hangs ``node_management``'s controllers.
@@ -26,12 +27,14 @@ from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import node_management
 from allocsvc.api.controllers.v1 import node_schema
 from allocsvc.api.controllers.v1 import types
+from allocsvc.api.controllers.v1 import unprovided
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
 
 _OneNode = node_management.OneNode
 _since = node_management.since
 _boolean = node_management.boolean
+_VOLUME = unprovided.UnprovidedResource('volume')
 
 
 def attach(node_controller):
@@ -44,6 +47,8 @@ def attach(node_controller):
     node_controller.inventory = InventoryController(ident)
     node_controller.history = HistoryController(ident)
     node_controller.children = ChildrenController(ident)
+    # Volume connectors and targets are not provided, under a node either.
+    node_controller.volume = _VOLUME
     node_management.attach(node_controller)
 
 
