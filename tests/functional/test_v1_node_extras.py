@@ -215,3 +215,30 @@ def test_volume_is_not_provided(node):
         assert resp.status_int == 404
         assert message(resp) == ('This service does not provide the volume '
                                  'resource of the Bare Metal API.')
+
+
+def test_indicators(node):
+    resp = call('GET', '/v1/nodes/n/management/indicators')
+    assert resp.status_int == 200
+    indicators = {i['name']: i for i in resp.json['indicators']}
+    assert set(indicators) == {'led-0@chassis', 'led@system'}
+    system = indicators['led@system']
+    assert system['component'] == 'system' and system['readonly'] is False
+    assert system['states'] == ['BLINKING', 'OFF', 'ON']
+    assert system['links'][0]['href'] == (
+        'http://localhost/v1/nodes/n/management/indicators/led@system')
+    assert indicators['led-0@chassis']['readonly'] is True
+    resp = call('GET', '/v1/nodes/n/management/indicators/led@system')
+    assert resp.json == {'state': 'ON'}
+    for name, text in (('led', 'Malformed indicator name "led"'),
+                       ('led@disk', 'Invalid component disk specified.'),
+                       ('x@system', 'Invalid indicator x specified.')):
+        resp = call('GET', '/v1/nodes/n/management/indicators/' + name)
+        assert resp.status_int == 400
+        assert message(resp) == text
+    resp = call('PUT', '/v1/nodes/n/management/indicators/led@system',
+                {'state': 'OFF'})
+    assert resp.status_int == 400
+    assert 'set_indicator_state' in message(resp)
+    resp = call('GET', '/v1/nodes/n/management/indicators', version='1.62')
+    assert resp.status_int == 404

@@ -8,6 +8,10 @@ Route table (each from the version it appeared in; 404 before)::
     PUT  /v1/nodes/{n}/management/boot_device            pxe only (204)
     GET  /v1/nodes/{n}/management/boot_device/supported  [pxe]
     PUT  /v1/nodes/{n}/management/inject_nmi     1.29    400: unsupported
+    GET  /v1/nodes/{n}/management/indicators     1.63    the fake LEDs
+    GET  /v1/nodes/{n}/management/indicators/{name@component}   ON
+    PUT  /v1/nodes/{n}/management/indicators/{name@component}
+                                                         400: unsupported
     GET  /v1/nodes/{n}/states/console                    disabled
     PUT  /v1/nodes/{n}/states/console                    202 to disable;
                                                          400 to enable
@@ -38,6 +42,11 @@ from allocsvc.common import exception
 
 # The boot devices of Ironic's fake management interface.
 BOOT_DEVICES = ('pxe',)
+# Its indicators: component -> name -> (read only, states).
+INDICATORS = {
+    'chassis': {'led-0': (True, ['OFF', 'ON'])},
+    'system': {'led': (False, ['BLINKING', 'OFF', 'ON'])},
+}
 
 
 def attach(node_controller):
@@ -94,6 +103,7 @@ class ManagementController(OneNode):
         super().__init__(ident)
         self.boot_device = BootDeviceController(ident)
         self.inject_nmi = InjectNmiController(ident)
+        self.indicators = IndicatorsController(ident)
 
     @pecan.expose('json')
     def index(self, *args, **kwargs):
@@ -160,6 +170,85 @@ class InjectNmiController(OneNode):
         node = self._node('baremetal:node:inject_nmi')
         raise exception.UnsupportedDriverExtension(node.driver,
                                                    'inject_nmi')
+
+
+class IndicatorsController(OneNode):
+    """``/v1/nodes/{n}/management/indicators`` (1.63)."""
+
+    @pecan.expose()
+    def _lookup(self, indicator, *remainder):
+        since((1, 63))
+        if remainder:
+            raise webob.exc.HTTPNotFound()
+        return IndicatorController(self._ident, indicator), []
+
+    @pecan.expose('json', generic=True)
+    def index(self, *args, **kwargs):
+        base.not_allowed('GET')
+
+    @index.when(method='GET', **base.WSME_JSON)
+    @base.expose(types.jsontype)
+    def _get(self):
+        since((1, 63))
+        self._node('baremetal:node:get_indicator_state')
+        indicators = []
+        for component, names in INDICATORS.items():
+            for name, (readonly, states) in names.items():
+                unique = '%s@%s' % (name, component)
+                indicators.append({
+                    'name': unique, 'component': component,
+                    'readonly': readonly, 'states': list(states),
+                    'links': base.resource_links(
+                        'nodes', '/%s/management/indicators/%s'
+                        % (self._ident, unique))})
+        return {'indicators': indicators}
+
+
+class IndicatorController(OneNode):
+    """``/v1/nodes/{n}/management/indicators/{name@component}``."""
+
+    _indicator = None
+
+    def __init__(self, ident, indicator):
+        super().__init__(ident)
+        self._indicator = indicator
+
+    def _check(self):
+        name, at, component = self._indicator.partition('@')
+        if not at:
+            raise exception.InvalidParameterValue(
+                'Malformed indicator name "%s"' % self._indicator)
+        if component not in INDICATORS:
+            raise exception.InvalidParameterValue(
+                'Invalid component %s specified.' % component)
+        if name not in INDICATORS[component]:
+            raise exception.InvalidParameterValue(
+                'Invalid indicator %s specified.' % name)
+
+    @pecan.expose('json', generic=True)
+    def index(self, *args, **kwargs):
+        base.not_allowed('GET, PUT')
+
+    @index.when(method='GET', **base.WSME_JSON)
+    @base.expose(types.jsontype)
+    def _get(self):
+        self._node('baremetal:node:get_indicator_state')
+        self._check()
+        return {'state': 'ON'}
+
+    @index.when(method='PUT', **base.WSME_JSON)
+    @base.expose(None, body=types.jsontype, status_code=204)
+    def _put(self, body=None):
+        body = node_common.json_object(body)
+        utils.check_arguments(body, ('state',))
+        state = required(body, 'state')
+        if not isinstance(state, str):
+            raise utils.BadRequest('Expected string for state: %s'
+                                   % (state,))
+        node = self._node('baremetal:node:set_indicator_state')
+        self._check()
+        raise exception.UnsupportedDriverExtension(node.driver,
+                                                   'set_indicator_state')
 
 
 class VendorPassthruController(OneNode):
@@ -354,6 +443,7 @@ class SecureBootController(_BootSetting):
 CONTROLLER_CLASSES = (
     ManagementController, BootDeviceController,
     SupportedBootDevicesController, InjectNmiController,
+    IndicatorsController, IndicatorController,
     VendorPassthruController, VendorMethodsController, ConsoleController,
     RaidController, BootModeController, SecureBootController,
     VmediaController,
