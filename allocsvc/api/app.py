@@ -99,6 +99,8 @@ _CONTROLLER_CLASSES = (
     v1_driver.DriversController, v1_driver.DriverController,
     v1_driver.DriverPropertiesController, v1_driver.DriverRaidController,
     v1_driver.LogicalDiskPropertiesController,
+    v1_driver.DriverVendorPassthruController,
+    v1_driver.DriverVendorMethodsController,
 ) + v1_node_extras.CONTROLLER_CLASSES
 
 

@@ -368,6 +368,12 @@ _other_rules = [
     _rule('baremetal:driver:get_properties', SYSTEM_READER,
           'Show the node properties a driver reads.',
           [('GET', '/drivers/{driver_name}/properties')], LEGACY_READER),
+    _rule('baremetal:driver:vendor_passthru', _any(SYSTEM_ADMIN,
+                                                   SYSTEM_SERVICE),
+          'Call a driver-wide vendor method, or list them.',
+          [('GET', '/drivers/{driver_name}/vendor_passthru/methods'),
+           ('POST', '/drivers/{driver_name}/vendor_passthru')],
+          LEGACY_ADMIN),
     _rule('baremetal:driver:get_raid_logical_disk_properties',
           SYSTEM_READER, 'Show the RAID logical disk properties a driver '
           'takes.',

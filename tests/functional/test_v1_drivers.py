@@ -227,3 +227,17 @@ def test_conductor_registers_its_group(database):
     svc._register(env.ctx)
     assert env.call('/v1/conductors/grouped').json['conductor_group'] == \
         'rack-1'
+
+
+def test_vendor_passthru(env):
+    env.register('c')
+    path = '/v1/drivers/fake-hardware/vendor_passthru'
+    assert env.call(path + '/methods').json == {}
+    resp = env.call(path + '?method=first')
+    assert resp.status_int == 400
+    assert message(resp) == 'No handler for method first'
+    resp = webob.Request.blank(path, method='POST').get_response(env.app)
+    assert resp.status_int == 400
+    assert message(resp) == 'Method not specified'
+    resp = env.call('/v1/drivers/ipmi/vendor_passthru/methods')
+    assert resp.status_int == 404

@@ -7,6 +7,8 @@ Route table::
     GET /v1/drivers/{name}                   show (always in detail)
     GET /v1/drivers/{name}/properties        the node properties it reads
     GET /v1/drivers/{name}/raid/logical_disk_properties   (1.12)
+    GET /v1/drivers/{name}/vendor_passthru/methods        none
+    *   /v1/drivers/{name}/vendor_passthru?method=        400: no handler
 
 A hardware type is listed while a live conductor has it enabled; its
 ``hosts`` are those conductors. Every hardware type is ``dynamic`` (the
@@ -18,7 +20,8 @@ interface type from the version that brought it: storage 1.33, rescue
 Unlike Ironic, the enabled interfaces are listed in their configured
 order (Ironic's order is arbitrary), and a driver's RAID logical disk
 properties are answered as for a driver without RAID support (404,
-Ironic's message): allocsvc does not configure RAID.
+Ironic's message): allocsvc does not configure RAID; and the vendor
+interface offers no driver-wide method.
 """
 
 import pecan
@@ -165,6 +168,7 @@ class DriverController(base.Resource):
         self._name = name
         self.properties = DriverPropertiesController(name)
         self.raid = DriverRaidController(name)
+        self.vendor_passthru = DriverVendorPassthruController(name)
 
     @pecan.expose('json', generic=True)
     def index(self, *args, **kwargs):
@@ -245,3 +249,73 @@ class LogicalDiskPropertiesController(base.Resource):
         # Ironic answers a driver without RAID support with a 404.
         raise exception.UnsupportedDriverExtension(self._name, 'raid',
                                                    status=404)
+
+
+class DriverVendorPassthruController(base.Resource):
+    """``/v1/drivers/{name}/vendor_passthru``: the driver's vendor
+    interface offers no driver-wide method."""
+
+    _name = None
+
+    def __init__(self, name):
+        self._name = name
+        self.methods = DriverVendorMethodsController(name)
+
+    @pecan.expose('json', generic=True)
+    def index(self, *args, **kwargs):
+        base.not_allowed('DELETE, GET, PATCH, POST, PUT')
+
+    def _passthru(self):
+        params = dict(pecan.request.GET.items())
+        utils.check_arguments(params, ('method',))
+        access.authorize('baremetal:driver:vendor_passthru')
+        method = params.get('method')
+        if not method:
+            raise utils.BadRequest('Method not specified')
+        _driver_hosts(self._name)
+        raise exception.InvalidParameterValue('No handler for method %s'
+                                              % method)
+
+    @index.when(method='GET', **base.WSME_JSON)
+    @base.expose(types.jsontype)
+    def _get(self):
+        return self._passthru()
+
+    @index.when(method='POST', **base.WSME_JSON)
+    @base.expose(types.jsontype, body=types.jsontype)
+    def _post(self, body=None):
+        return self._passthru()
+
+    @index.when(method='PUT', **base.WSME_JSON)
+    @base.expose(types.jsontype, body=types.jsontype)
+    def _put(self, body=None):
+        return self._passthru()
+
+    @index.when(method='PATCH', **base.WSME_JSON)
+    @base.expose(types.jsontype, body=types.jsontype)
+    def _patch(self, body=None):
+        return self._passthru()
+
+    @index.when(method='DELETE', **base.WSME_JSON)
+    @base.expose(types.jsontype)
+    def _delete(self):
+        return self._passthru()
+
+
+class DriverVendorMethodsController(base.Resource):
+    _name = None
+
+    def __init__(self, name):
+        self._name = name
+
+    @pecan.expose('json', generic=True)
+    def index(self, *args, **kwargs):
+        base.not_allowed('GET')
+
+    @index.when(method='GET', **base.WSME_JSON)
+    @base.expose(types.jsontype)
+    def _get(self):
+        utils.check_arguments(pecan.request.GET, ())
+        access.authorize('baremetal:driver:vendor_passthru')
+        _driver_hosts(self._name)
+        return {}
