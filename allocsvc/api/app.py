@@ -21,12 +21,15 @@ from allocsvc.api.controllers import root
 from allocsvc.api.controllers.v1 import allocation as v1_allocation
 from allocsvc.api.controllers.v1 import conductor as v1_conductor
 from allocsvc.api.controllers.v1 import controller as v1_controller
+from allocsvc.api.controllers.v1 import driver as v1_driver
 from allocsvc.api.controllers.v1 import hooks
 from allocsvc.api.controllers.v1 import node as v1_node
+from allocsvc.api.controllers.v1 import node_extras as v1_node_extras
 from allocsvc.api.controllers.v1 import node_states as v1_node_states
 from allocsvc.api.controllers.v1 import node_traits as v1_node_traits
 from allocsvc.api.controllers.v1 import port as v1_port
 from allocsvc.api.controllers.v1 import portgroup as v1_portgroup
+from allocsvc.api.controllers.v1 import unprovided as v1_unprovided
 from allocsvc.api.middleware import auth as baremetal_auth
 from allocsvc.api.middleware import errors as baremetal_errors
 from allocsvc.api.middleware import requestlog
@@ -96,7 +99,13 @@ _CONTROLLER_CLASSES = (
     v1_node_traits.NodeTraitsController, v1_node_traits.NodeTraitController,
     v1_port.PortsController, v1_port.PortController,
     v1_portgroup.PortgroupsController, v1_portgroup.PortgroupController,
-)
+    v1_unprovided.UnprovidedResource,
+    v1_driver.DriversController, v1_driver.DriverController,
+    v1_driver.DriverPropertiesController, v1_driver.DriverRaidController,
+    v1_driver.LogicalDiskPropertiesController,
+    v1_driver.DriverVendorPassthruController,
+    v1_driver.DriverVendorMethodsController,
+) + v1_node_extras.CONTROLLER_CLASSES
 
 
 def baremetal_app(conf, enforcer=None, rpcapi=None):

@@ -167,6 +167,14 @@ conductor_opts = [
              'allows by default. Nodes in "enroll" and "manageable" may '
              'always be deleted, nodes in maintenance in any state; a node '
              'a Placement consumer holds never is.'),
+    cfg.StrOpt(
+        'conductor_group', default='', max_length=255,
+        regex=r'^[a-zA-Z0-9_\-\.]*$',
+        help='The conductor group this conductor belongs to (letters, '
+             'digits, "_", "-" and "."; case does not matter). A node is '
+             'served by the live conductors of its own conductor_group: '
+             'they are the candidates of the hash ring that names the '
+             'node\'s conductor and receives its changes.'),
     cfg.IntOpt(
         'workers_pool_size', default=16, min=1,
         help='How many threads of a conductor run allocations at once.'),

@@ -102,6 +102,12 @@ class ConductorNotFound(NotFound):
         super().__init__('Conductor %s could not be found.' % conductor)
 
 
+class DriverNotFound(NotFound):
+    def __init__(self, driver):
+        super().__init__('Could not find the following driver(s) or '
+                         'hardware type(s): %s.' % driver)
+
+
 class NodeAlreadyExists(Conflict):
     def __init__(self, uuid):
         super().__init__('A node with UUID %s already exists.' % uuid)
@@ -174,6 +180,17 @@ class AllocationFailed(InvalidParameterValue):
     def __init__(self, allocation, reason):
         super().__init__('Failed to process allocation %s: %s.'
                          % (allocation, reason))
+
+
+class UnsupportedDriverExtension(InvalidParameterValue):
+    """A node's driver does not do what was asked (400, or 404 where
+    Ironic says so: ``status`` may be given)."""
+
+    def __init__(self, driver, extension, status=None):
+        super().__init__('Driver %s does not support %s (disabled or not '
+                         'implemented).' % (driver, extension))
+        if status is not None:
+            self.status = status
 
 
 class TooManyTraits(InvalidParameterValue):
@@ -306,6 +323,11 @@ class OperationNotPermitted(AllocsvcException):
 
     def __init__(self):
         super().__init__('Operation not permitted.')
+
+
+# -- drivers and their interfaces (Ironic's messages) ------------------
+
+
 class InterfaceNotFoundInEntrypoint(InvalidParameterValue):
     """A node names an interface implementation that is not enabled."""
 

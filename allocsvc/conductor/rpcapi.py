@@ -6,13 +6,13 @@ allocation row, state ``allocating``, owned by the conductor
 message loses no work: the owner's periodic check finds the row.
 
 Every other write is a call that returns its result. A node's (and
-one of its ports or port groups) goes to the conductor that owns the
-node (``nodes.conductor_affinity``), and an
-allocation's deletion to the allocation's conductor, while that
-conductor is alive; otherwise, and for the other writes, to any live
-conductor. Errors of a call come back as the allocsvc exceptions the
-conductor raised (see ``allocsvc.common.rpc``); a conductor that does
-not answer in time is NoConductorAvailable (503).
+one of its ports' or port groups') goes to the node's conductor
+(``hash_ring``: its owner while alive, else the hash ring's choice in
+its conductor group), and an allocation's deletion to the allocation's
+conductor while it is alive; otherwise, and for the other writes, to
+any live conductor. Errors of a call come back as the allocsvc
+exceptions the conductor raised (see ``allocsvc.common.rpc``); a
+conductor that does not answer in time is NoConductorAvailable (503).
 
 Versions: ``ConductorAPI.RPC_API_VERSION`` is the newest version the
 client speaks; it moves with ``manager.RPC_API_VERSION``. Each method
@@ -30,6 +30,7 @@ import oslo_messaging as messaging
 from allocsvc import objects
 from allocsvc.common import exception
 from allocsvc.common import rpc
+from allocsvc.conductor import hash_ring
 
 LOG = logging.getLogger(__name__)
 
@@ -65,29 +66,35 @@ class ConductorAPI:
             self.transport, self.RPC_API_VERSION,
             version_cap=conf.conductor.rpc_version_cap)
         # (time.monotonic() when read, [live conductors]), see
-        # ``pick_conductor``.
+        # ``live_conductors``.
         self._alive = None
 
-    def pick_conductor(self, context, prefer=None):
-        """A conductor that is alive (heartbeat within ``[conductor]
-        heartbeat_timeout``): the one whose id is ``prefer`` if it is,
-        else one chosen at random; NoConductorAvailable (503) if there is
-        none.
+    def live_conductors(self, context, fresh=False):
+        """The conductors that are alive (heartbeat within ``[conductor]
+        heartbeat_timeout``).
 
-        The list of live conductors is read at most once every
+        Unless ``fresh``, the list is read at most once every
         ALIVE_CACHE_S seconds (and again at once while it is empty): it
-        was one more transaction in every POST of an allocation, to learn
-        what changes on the scale of the heartbeat timeout. A conductor
-        that went down meanwhile loses nothing: the allocations handed to
-        it are taken over by the others (``manager.take_over``)."""
+        was one more transaction in
+        every request that needs a conductor, to learn what changes on
+        the scale of the heartbeat timeout. A conductor that went down
+        meanwhile loses nothing: the allocations handed to it are taken
+        over by the others (``manager.take_over``)."""
         now = time.monotonic()
         cached = self._alive
-        if cached is not None and now - cached[0] < ALIVE_CACHE_S:
-            alive = cached[1]
-        else:
-            alive = [c for c in objects.Conductor.list(
-                context, self.conf.conductor.heartbeat_timeout) if c.alive]
-            self._alive = (now, alive) if alive else None
+        if not fresh and cached is not None and \
+                now - cached[0] < ALIVE_CACHE_S:
+            return cached[1]
+        alive = [c for c in objects.Conductor.list(
+            context, self.conf.conductor.heartbeat_timeout) if c.alive]
+        self._alive = (now, alive) if alive else None
+        return alive
+
+    def pick_conductor(self, context, prefer=None):
+        """A live conductor (``live_conductors``): the one whose id is
+        ``prefer`` if it is alive, else one chosen at random;
+        NoConductorAvailable (503) if there is none."""
+        alive = self.live_conductors(context)
         if not alive:
             raise exception.NoConductorAvailable()
         if prefer is not None:
@@ -95,6 +102,11 @@ class ConductorAPI:
                 if conductor.id == prefer:
                     return conductor
         return random.choice(alive)
+
+    def conductor_for_node(self, context, node):
+        """The conductor of ``node`` (``hash_ring.conductor_for``) among
+        the live ones; None if no live conductor may serve it."""
+        return hash_ring.conductor_for(self.live_conductors(context), node)
 
     def create_allocation(self, context, allocation, hostname):
         """Hand the (already written) ``allocation`` to conductor
@@ -152,11 +164,24 @@ class ConductorAPI:
     def _call_for_node(self, context, node, method, version='1.1',
                        **kwargs):
         """Call ``method`` (of ``version``) about ``node`` (an
-        ``objects.Node``) on the conductor that owns the node if it is
-        alive, else on any live one."""
-        return self._call_version(context, version, method,
-                                  node.conductor_affinity, node=node,
-                                  **kwargs)
+        ``objects.Node``, passed as ``node``) on the node's conductor."""
+        return self._call_on_node_conductor(context, node, version, method,
+                                            node=node, **kwargs)
+
+    def _call_on_node_conductor(self, context, target, version, method,
+                                /, **kwargs):
+        """Call ``method`` (of ``version``) on the conductor of the node
+        ``target`` (``conductor_for_node``: its owner if alive, else the
+        hash ring's choice in its conductor group), the one the API shows
+        as the node's ``conductor``; without one (no live conductor of
+        its group has its driver), on any live one."""
+        if not self.client.can_send_version(version):
+            raise exception.ConductorTooOld(method, version)
+        conductor = self.conductor_for_node(context, target)
+        if conductor is None:
+            conductor = self.pick_conductor(context)
+        return self._call(context, conductor.hostname, version, method,
+                          **kwargs)
 
     @rpc.rebuild_errors
     def destroy_allocation(self, context, allocation):
@@ -270,10 +295,9 @@ class ConductorAPI:
 
     def _call_for_node_1_2(self, context, node, method, **kwargs):
         """Call ``method`` (1.2) about something of ``node`` (an
-        ``objects.Node``) on the node's conductor if it is alive, else on
-        any live one."""
-        return self._call_version(context, '1.2', method,
-                                  node.conductor_affinity, **kwargs)
+        ``objects.Node``, not passed) on the node's conductor."""
+        return self._call_on_node_conductor(context, node, '1.2', method,
+                                            **kwargs)
 
     @rpc.rebuild_errors
     def create_port(self, context, node, values):

@@ -40,6 +40,7 @@ from oslo_service import service
 from allocsvc import objects
 from allocsvc.common import context as ctx
 from allocsvc.common import exception
+from allocsvc.common import hardware
 from allocsvc.common import rpc
 from allocsvc.conductor import coordination
 from allocsvc.conductor import manager
@@ -77,7 +78,7 @@ class ConductorService(service.Service):
         options = self.conf.conductor
         context = ctx.get_admin_context()
         self.membership.join()
-        self.conductor = objects.Conductor.register(context, self.host)
+        self.conductor = self._register(context)
         released = locking.release_all(context, self.host)
         if released:
             LOG.info('Conductor %s released %d stale node locks',
@@ -107,6 +108,14 @@ class ConductorService(service.Service):
         LOG.info('Conductor %s (id %d) started', self.host,
                  self.conductor.id)
 
+    def _register(self, context):
+        """Record this conductor, with the hardware types it serves (the
+        ``hosts`` of ``/v1/drivers``) and its conductor group."""
+        return objects.Conductor.register(
+            context, self.host,
+            drivers=hardware.enabled_hardware_types(self.conf),
+            conductor_group=self.conf.conductor.conductor_group.lower())
+
     # -- periodic tasks ------------------------------------------------------
 
     def heartbeat(self):
@@ -116,7 +125,7 @@ class ConductorService(service.Service):
         except exception.ConductorNotFound:
             LOG.warning('The row of conductor %s is gone; registering '
                         'again', self.host)
-            self.conductor = objects.Conductor.register(context, self.host)
+            self.conductor = self._register(context)
             self.manager.conductor_id = self.conductor.id
         self.membership.ensure_member()
 

@@ -39,6 +39,7 @@ from allocsvc.common import context as ctx
 from allocsvc.common import exception
 from allocsvc.common import rpc
 from allocsvc.common import states
+from allocsvc.conductor import hash_ring
 from allocsvc.conductor import manager
 from allocsvc.conductor import rpcapi
 from allocsvc.db import api as db_api
@@ -520,6 +521,35 @@ def test_node_call_without_live_owner_goes_to_a_live_one(harness, held,
         harness.rpcapi.change_node_power_state(
             harness.context, _node_object(harness, node), states.POWER_ON)
     assert info.value.status == 503
+
+
+def test_node_call_without_owner_goes_to_the_ring(harness, held, two):
+    # What the API shows as the node's conductor is where its writes go.
+    first, second = two
+    hosts = set()
+    for i in range(40):
+        if len(hosts) == 2 and i >= 6:
+            break
+        obj = _node_object(harness, harness.node('ring-%d' % i))
+        assert obj.conductor_affinity is None
+        chosen = harness.rpcapi.conductor_for_node(harness.context, obj)
+        expected = hash_ring.conductor_for(
+            harness.rpcapi.live_conductors(harness.context), obj)
+        assert chosen.hostname == expected.hostname
+        harness.rpcapi.set_maintenance(harness.context, obj, True)
+        assert held[-1] == chosen.hostname
+        hosts.add(chosen.hostname)
+    # The ring spreads nodes over both conductors.
+    assert hosts == {first.host, second.host}
+
+
+def test_node_call_outside_any_conductors_group_goes_to_a_live_one(
+        harness, held, two):
+    obj = _node_object(harness, harness.node('lonely',
+                                             conductor_group='nowhere'))
+    assert harness.rpcapi.conductor_for_node(harness.context, obj) is None
+    harness.rpcapi.set_maintenance(harness.context, obj, True)
+    assert held[-1] in {c.host for c in two}
 
 
 def test_destroy_allocation_goes_to_the_allocations_conductor(harness, held,

@@ -249,12 +249,21 @@ def test_schema_errors(sqlite_env, body):
 
 
 def test_schema_messages_name_the_problem(sqlite_env):
+    # Ironic's wording: the first three lines of jsonschema's report.
     resp = sqlite_env.post({'resource_class': 'rc', 'bogus': 1})
     assert message(resp) == ("Schema error for allocation: Additional "
                              "properties are not allowed ('bogus' was "
-                             "unexpected)")
+                             "unexpected)  Failed validating "
+                             "'additionalProperties' in schema")
+    # A trait that is neither custom nor standard: the custom pattern.
     resp = sqlite_env.post({'resource_class': 'rc', 'traits': ['FOO']})
-    assert "'FOO'" in message(resp)
+    assert message(resp) == ("Schema error for allocation: 'FOO' does not "
+                             "match '^CUSTOM_[A-Z0-9_]+$'  Failed "
+                             "validating 'pattern' in schema[0]")
+    resp = sqlite_env.post({'resource_class': 'rc', 'traits': [7]})
+    assert message(resp) == ("Schema error for allocation: 7 is not of "
+                             "type 'string'  Failed validating 'type' in "
+                             "schema['properties']['traits']['items']")
 
 
 def test_standard_and_custom_traits_are_accepted(sqlite_env):
@@ -689,7 +698,14 @@ def test_patch_errors(env):
          "Cannot update allocation with invalid name '3'"),
         ([{'op': 'replace', 'path': '/extra', 'value': 'x'}], 400, None),
         ([{'op': 'remove', 'path': '/extra/nope'}], 400,
-         "can't remove a non-existent object 'nope'"),
+         "Couldn't apply patch '{'op': 'remove', 'path': '/extra/nope'}'. "
+         "Reason: can't remove a non-existent object 'nope'"),
+        # The operation that fails is named, not the whole patch.
+        ([{'op': 'add', 'path': '/extra/b', 'value': 2},
+          {'op': 'replace', 'path': '/extra/c', 'value': 3}], 400,
+         "Couldn't apply patch '{'op': 'replace', 'path': '/extra/c', "
+         "'value': 3}'. Reason: can't replace a non-existent object 'c'"),
+        ([{'op': 'add', 'path': '/extra/a/b', 'value': 1}], 400, None),
         ({'op': 'remove', 'path': '/name'}, 400, None),
         ([{'op': 'move', 'from': '/name', 'path': '/extra/n'}], 400, None),
         ([{'op': 'add', 'path': '/extra/x'}], 400, None),

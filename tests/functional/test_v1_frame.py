@@ -291,3 +291,40 @@ def test_json_nested_too_deeply_is_a_400(api, method, path):
                          'Content-Type': 'application/json'})
     assert resp.status_int == 400
     assert 'nested too deeply' in error(resp)['description']
+
+
+UNPROVIDED = ['chassis', 'volume', 'deploy_templates', 'runbooks',
+              'inspection_rules', 'lookup', 'heartbeat',
+              'continue_inspection', 'events']
+
+
+@pytest.mark.parametrize('name', UNPROVIDED)
+def test_resources_not_provided_are_404_with_a_fault(api, name):
+    # Whatever the method, path below the resource and version: a 404
+    # fault that says the resource is not provided here.
+    paths = ['/v1/%s' % name, '/v1/%s/' % name,
+             '/v1/%s/1be26c0b-03f2-4d2e-ae87-c02d7f33c123' % name,
+             '/v1/%s/x/y/z?fields=uuid' % name]
+    for path in paths:
+        for method in ('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'):
+            for version in ('1.1', '1.31', LATEST):
+                resp = call(api, path, method=method,
+                            headers={IRONIC: version,
+                                     'Content-Type': 'application/json'},
+                            body=b'{"a": 1}' if method != 'GET' else b'')
+                assert resp.status_int == 404, (path, method, version)
+                if method == 'HEAD':
+                    continue
+                assert error(resp) == {
+                    'faultcode': 'Client', 'debuginfo': None,
+                    'faultstring': 'This service does not provide the %s '
+                                   'resource of the Bare Metal API.' % name}
+                assert resp.headers[IRONIC] == version
+
+
+def test_volume_connectors_and_targets_are_not_provided(api):
+    for path in ('/v1/volume/connectors', '/v1/volume/targets/x',
+                 '/v1/volume/connectors?node=n'):
+        resp = call(api, path, method='POST', headers={IRONIC: LATEST})
+        assert resp.status_int == 404
+        assert 'volume resource' in error(resp)['faultstring']

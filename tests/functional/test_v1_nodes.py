@@ -32,6 +32,7 @@ from allocsvc.api import app as api_app
 from allocsvc.api.controllers.v1 import node_schema
 from allocsvc.common import context as context_mod
 from allocsvc.common import states
+from allocsvc.conductor import rpcapi
 from allocsvc.db.baremetal import conductors as db_conductors
 from allocsvc.db.baremetal import nodes as db_nodes
 from tests import conftest
@@ -379,7 +380,12 @@ def _uuids(path, version='latest'):
     return sorted(n['uuid'] for n in resp.json['nodes'])
 
 
-def test_list_filters(database):
+def test_list_filters(database, monkeypatch, api_conductor):
+    # The API reads the live conductors at every request; the shared
+    # client forgets the ones of this test (cond-x has no RPC server).
+    monkeypatch.setattr(rpcapi, 'ALIVE_CACHE_S', 0)
+    monkeypatch.setattr(api_conductor[1], '_alive', None)
+    api_host = api_conductor[0].host
     a = create(name='a', resource_class='gold', owner='p1', lessee='p3',
                conductor_group='g1', description='50% off, rack 7')
     b = create(name='b', resource_class='silver', owner='p2',
@@ -388,7 +394,10 @@ def test_list_filters(database):
     instance = str(uuid.uuid4())
     call('PATCH', '/v1/nodes/c', [{'op': 'add', 'path': '/instance_uuid',
                                    'value': instance}])
-    conductor = db_conductors.register(ctx(), 'cond-x', ['fake-hardware'])
+    # cond-x is the only conductor of group g1 (and a's owner); the API
+    # tests' conductor serves group ''.
+    conductor = db_conductors.register(ctx(), 'cond-x', ['fake-hardware'],
+                                       'g1')
     db_nodes.update_node(ctx(), db_nodes.get(ctx(), 'a').id,
                          {'conductor_affinity': conductor.id})
     expect = {
@@ -402,6 +411,7 @@ def test_list_filters(database):
         'description_contains=50%25': [a],
         'description_contains=rack': [a, b],
         'conductor=cond-x': [a], 'conductor=cond-y': [],
+        'conductor=' + api_host: [b, c],
         'resource_class=gold&maintenance=false&associated=false': [a],
     }
     for query, nodes in expect.items():
@@ -414,7 +424,7 @@ def test_list_filters(database):
     assert 'next' not in listed
     # The conductor field names the node's conductor (from 1.49).
     assert call('GET', '/v1/nodes/a').json['conductor'] == 'cond-x'
-    assert call('GET', '/v1/nodes/b').json['conductor'] is None
+    assert call('GET', '/v1/nodes/b').json['conductor'] == api_host
 
 
 TOO_NEW_QUERIES = [
@@ -554,7 +564,12 @@ PATCH_ERRORS = [
     ({'op': 'add'}, 400, 'patch'),
     ([{'op': 'move', 'path': '/name', 'from': '/extra'}], 400, ''),
     ([{'op': 'add', 'path': '/extra/a'}], 400, 'need a value'),
-    ([{'op': 'remove', 'path': '/extra/missing'}], 400, 'non-existent'),
+    ([{'op': 'remove', 'path': '/extra/missing'}], 400,
+     "Couldn't apply patch '{'op': 'remove', 'path': '/extra/missing'}'. "
+     "Reason: can't remove a non-existent object 'missing'"),
+    ([{'op': 'add', 'path': '/properties/a/0', 'value': 1}], 400,
+     "Couldn't apply patch '{'op': 'add', 'path': '/properties/a/0', "
+     "'value': 1}'. Reason: member 'a' not found in {}"),
     ([{'op': 'replace', 'path': '/uuid', 'value': str(uuid.uuid4())}], 400,
      'Cannot patch /uuid. Only the following can be updated: '
      'automated_clean, bios_interface, boot_interface, chassis_uuid, '

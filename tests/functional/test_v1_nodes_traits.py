@@ -67,6 +67,28 @@ def test_invalid_trait_names(database):
     assert traits() == []
 
 
+def test_invalid_trait_messages(database):
+    # Ironic's wording, which clients match on: the custom trait pattern.
+    api.create(name='t')
+    resp = call('PUT', '/v1/nodes/t/traits/FOO_BAR')
+    assert message(resp) == ("Schema error for trait: 'FOO_BAR' does not "
+                             "match '^CUSTOM_[A-Z0-9_]+$'  Failed "
+                             "validating 'pattern' in schema[0]")
+    resp = call('PUT', '/v1/nodes/t/traits',
+                {'traits': ['CUSTOM_A', 'foo']})
+    assert message(resp) == ("Schema error for body: 'foo' does not match "
+                             "'^CUSTOM_[A-Z0-9_]+$'  Failed validating "
+                             "'pattern' in schema[0]")
+    resp = call('PUT', '/v1/nodes/t/traits',
+                {'traits': ['CUSTOM_' + 'A' * 249]})
+    assert message(resp).startswith(
+        "Schema error for body: 'CUSTOM_AAAA")
+    assert message(resp).endswith(
+        "' is too long  Failed validating 'maxLength' in "
+        "schema['properties']['traits']['items']")
+    assert traits() == []
+
+
 BAD_TRAIT_BODIES = [
     {'traits': 'CUSTOM_A'}, {'traits': [1]}, {'traits': None},
     {'bogus': []}, {}, ['CUSTOM_A'], None]

@@ -1,10 +1,10 @@
 """python-ironicclient against ``allocsvc-all``, over HTTP, unchanged.
 
-What a real Ironic client can do with the frame alone: discover the API
-and negotiate a microversion (``latest``, an explicit one, one too new),
-with auth type none, and read Ironic's error document. No ``openstack
-baremetal`` command works yet: every one of them needs a resource (nodes,
-drivers, allocations, ...) that is not served yet, so they end in 404.
+What a real Ironic client can do with the frame: discover the API and
+negotiate a microversion (``latest``, an explicit one, one too new), with
+auth type none, read Ironic's error document (a resource this service
+does not provide, such as chassis, is a 404 saying so), and list the
+drivers the all-in-one conductor serves.
 """
 
 from ironicclient import client as ironic_client
@@ -37,7 +37,7 @@ def test_explicit_version_is_sent_and_accepted(endpoint):
     # (the request gets as far as routing, a 404, not a 406).
     ironic = client(endpoint, '1.60')
     with pytest.raises(ironic_exc.NotFound):
-        ironic.driver.list()
+        ironic.chassis.list()
 
 
 def test_explicit_version_too_new_reports_our_range(endpoint):
@@ -56,6 +56,18 @@ def test_version_list_picks_the_highest_supported(endpoint):
 def test_unknown_resource_reads_as_ironic_error(endpoint):
     ironic = client(endpoint, 'latest')
     with pytest.raises(ironic_exc.NotFound) as raised:
-        ironic.driver.list()
-    # The client found the description inside error_message.
-    assert 'The resource could not be found.' in str(raised.value)
+        ironic.chassis.list()
+    # The client found the fault inside error_message.
+    assert 'does not provide the chassis resource' in str(raised.value)
+
+
+def test_drivers(endpoint):
+    ironic = client(endpoint, 'latest')
+    [driver] = ironic.driver.list()
+    assert driver.name == 'fake-hardware' and driver.type == 'dynamic'
+    assert len(driver.hosts) == 1
+    shown = ironic.driver.get('fake-hardware')
+    assert shown.default_power_interface == 'fake'
+    assert ironic.driver.properties('fake-hardware') == {
+        'B1': 'B1 description. Required.',
+        'B2': 'B2 description. Required.'}

@@ -205,6 +205,8 @@ def _filter(query, filters):
                                        _NODE.c.lessee == value))
         elif key == 'conductor':
             query = query.where(_COND.c.hostname == value)
+        elif key == 'conductor_candidate':
+            query = query.where(_conductor_candidate(**value))
         elif key == 'description_contains':
             # A substring, not a pattern: LIKE's wildcards are escaped.
             query = query.where(_NODE.c.description.contains(
@@ -213,6 +215,24 @@ def _filter(query, filters):
             raise exception.InvalidParameterValue(
                 'Unknown node filter: %s' % key)
     return query
+
+
+def _conductor_candidate(conductor_id, alive_ids, conductor_group,
+                         drivers):
+    """The nodes conductor ``conductor_id`` may be the conductor of
+    (``allocsvc.conductor.hash_ring``): those it owns, and the nodes
+    without a live owner (none of ``alive_ids``) in its conductor group
+    with one of its ``drivers``; the hash ring picks among the second.
+
+    ``nodes.conductor_affinity = :id OR ((conductor_affinity IS NULL OR
+    conductor_affinity NOT IN (:alive_ids)) AND conductor_group = :group
+    AND driver IN (:drivers))``"""
+    affinity = _NODE.c.conductor_affinity
+    orphan = sa.or_(affinity.is_(None), affinity.not_in(list(alive_ids)))
+    return sa.or_(affinity == conductor_id,
+                  sa.and_(orphan,
+                          _NODE.c.conductor_group == (conductor_group or ''),
+                          _NODE.c.driver.in_(list(drivers))))
 
 
 @db_api.reader
@@ -229,8 +249,9 @@ def list_nodes(context, filters=None, limit=None, marker=None,
     ``reserved`` (is locked), ``sharded`` (has a shard) as booleans;
     ``include_children`` False leaves out nodes with a parent;
     ``project`` (owner or lessee); ``conductor`` (host name of the
-    node's conductor); ``description_contains`` (a substring of the
-    description).
+    node's owner); ``conductor_candidate`` (the nodes a conductor may
+    serve, see ``_conductor_candidate``); ``description_contains`` (a
+    substring of the description).
 
     ``marker`` is a node UUID (NodeNotFound if unknown); the page starts
     after it in the ``sort_key``/``sort_dir`` order, ties broken by id.

@@ -74,12 +74,7 @@ def _validator():
 def validate_post(body):
     """400 unless ``body`` fits the schema of the request's version and
     its ``uuid`` (when given) is a UUID; return it."""
-    try:
-        _validator().validate(body)
-    except jsonschema.ValidationError as exc:
-        # The message alone: jsonschema's str() dumps the whole schema.
-        raise utils.BadRequest('Schema error for allocation: %s'
-                               % exc.message)
+    utils.schema_error('allocation', _validator(), body)
     check_uuid(body.get('uuid'))
     for field in ('extra', 'traits', 'candidate_nodes'):
         check_json_size(field, body.get(field))

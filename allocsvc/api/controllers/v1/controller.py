@@ -11,10 +11,12 @@ import webob.exc
 from allocsvc.api.controllers.v1 import allocation
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import conductor
+from allocsvc.api.controllers.v1 import driver
 from allocsvc.api.controllers.v1 import node
 from allocsvc.api.controllers.v1 import port
 from allocsvc.api.controllers.v1 import portgroup
 from allocsvc.api.controllers.v1 import shard
+from allocsvc.api.controllers.v1 import unprovided
 from allocsvc.api.controllers.v1 import versions
 
 # (name, first version) of each resource linked from GET /v1, in the order
@@ -23,6 +25,7 @@ LINKED_RESOURCES = [
     ('nodes', (1, 1)),
     ('ports', (1, 1)),
     ('portgroups', (1, 23)),
+    ('drivers', (1, 1)),
     ('conductors', (1, 49)),
     ('allocations', (1, 52)),
 ]
@@ -56,10 +59,14 @@ RESOURCES = {
     'nodes': (node.NodesController(), None),
     'ports': (port.PortsController(), None),
     'portgroups': (portgroup.PortgroupsController(), portgroup.gate),
+    'drivers': (driver.DriversController(), None),
     'allocations': (allocation.AllocationsController(), _allocations_gate),
     'conductors': (conductor.ConductorsController(), _conductors_gate),
     'shards': (shard.ShardsController(), shard.gate),
 }
+# Ironic's other resources: a 404 saying this service does not have them.
+RESOURCES.update((name, (unprovided.UnprovidedResource(name), None))
+                 for name in unprovided.NAMES)
 
 
 def only_get():

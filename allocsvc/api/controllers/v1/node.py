@@ -37,6 +37,8 @@ from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import allocation as allocation_api
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import node_common
+from allocsvc.api.controllers.v1 import node_conductor
+from allocsvc.api.controllers.v1 import node_extras
 from allocsvc.api.controllers.v1 import node_schema
 from allocsvc.api.controllers.v1 import node_states
 from allocsvc.api.controllers.v1 import node_traits
@@ -159,8 +161,8 @@ class NodesController:
         if marker is not None:
             node_schema.check_uuid('marker', marker)
         limit = utils.parse_limit(params.get('limit'))
-        found = objects.Node.list(utils.context(), filters, limit, marker,
-                                  sort_key, sort_dir)
+        found = node_conductor.list_nodes(filters, limit, marker, sort_key,
+                                          sort_dir)
         items = [node_common.render(node, fields) for node in found]
         query = {key: value for key, value in params.items()
                  if key not in ('limit', 'marker')}
@@ -292,6 +294,7 @@ class NodeController(base.Resource):
         self.allocation = allocation_api.NodeAllocationController(ident)
         self.ports = port.PortsController(node_ident=ident)
         self.portgroups = portgroup.PortgroupsController(node_ident=ident)
+        node_extras.attach(self)
 
     @pecan.expose('json', generic=True)
     def validate(self, *args, **kwargs):

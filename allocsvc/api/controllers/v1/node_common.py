@@ -9,6 +9,7 @@ import pecan
 from allocsvc import objects
 from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import base
+from allocsvc.api.controllers.v1 import node_conductor
 from allocsvc.api.controllers.v1 import node_schema
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
@@ -80,6 +81,8 @@ def _value(node, name):
         return strutils.mask_dict_password(node.driver_info, _SECRET)
     if name == 'instance_info':
         return _masked_instance_info(node.instance_info)
+    if name == 'conductor':
+        return node_conductor.host(node)
     return getattr(node, name)
 
 

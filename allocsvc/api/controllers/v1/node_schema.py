@@ -189,11 +189,7 @@ _TRAITS_VALIDATOR = jsonschema.Draft4Validator(TRAITS_BODY)
 
 
 def _validate(validator, name, document):
-    error = next(iter(sorted(validator.iter_errors(document),
-                             key=lambda e: list(e.path))), None)
-    if error is not None:
-        raise utils.BadRequest('Schema error for %s: %s'
-                               % (name, error.message))
+    utils.schema_error(name, validator, document)
 
 
 def check_text(name, value):

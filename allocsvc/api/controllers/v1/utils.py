@@ -11,6 +11,7 @@ import re
 import urllib.parse
 
 import jsonpatch
+import jsonschema
 from oslo_utils import uuidutils
 import pecan
 import webob.exc
@@ -233,14 +234,37 @@ def patch_root(op):
 
 
 def apply_patch(document, patch):
-    """``document`` with the JSON patch applied; 400 when it cannot be
-    (a missing member to remove, a bad pointer)."""
-    try:
-        return jsonpatch.apply_patch(document, patch)
-    except (jsonpatch.JsonPatchException,
-            jsonpatch.JsonPointerException) as exc:
-        # e.g. "can't remove a non-existent object 'a'", as Ironic says.
-        raise BadRequest(str(exc))
+    """``document`` with the JSON patch applied, one operation at a time
+    as Ironic does; 400 naming the operation that cannot be applied (a
+    missing member to remove, a bad pointer) with Ironic's message."""
+    for op in patch:
+        try:
+            document = jsonpatch.apply_patch(document, [op])
+        except (jsonpatch.JsonPatchException,
+                jsonpatch.JsonPointerException, KeyError,
+                IndexError) as exc:
+            # e.g. "Couldn't apply patch '{'op': 'remove', 'path':
+            # '/extra/a'}'. Reason: can't remove a non-existent object
+            # 'a'": the operation as the client sent it, Python's repr.
+            raise BadRequest("Couldn't apply patch '%s'. Reason: %s"
+                             % (op, exc))
+    return document
+
+
+def schema_error(name, validator, document):
+    """400 when ``document`` does not fit ``validator`` (a jsonschema
+    validator), worded as Ironic words it: "Schema error for <name>: "
+    and the first three lines of jsonschema's report, without the final
+    colon. Among the choices of an ``anyOf`` the first one's error is
+    the one named (for a trait: the custom trait pattern), as Ironic's
+    clients and its own tests expect."""
+    error = jsonschema.exceptions.best_match(validator.iter_errors(document))
+    if error is None:
+        return
+    while error.validator == 'anyOf' and error.context:
+        error = jsonschema.exceptions.best_match(error.context)
+    report = ' '.join(str(error).split('\n')[:3])[:-1]
+    raise BadRequest('Schema error for %s: %s' % (name, report))
 
 
 def isotime(value):

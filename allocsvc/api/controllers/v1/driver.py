@@ -1,0 +1,321 @@
+"""``/v1/drivers``: the hardware types nodes may use, as Ironic shows
+them.
+
+Route table::
+
+    GET /v1/drivers                          list (?type, ?detail: 1.30)
+    GET /v1/drivers/{name}                   show (always in detail)
+    GET /v1/drivers/{name}/properties        the node properties it reads
+    GET /v1/drivers/{name}/raid/logical_disk_properties   (1.12)
+    GET /v1/drivers/{name}/vendor_passthru/methods        none
+    *   /v1/drivers/{name}/vendor_passthru?method=        400: no handler
+
+A hardware type is listed while a live conductor has it enabled; its
+``hosts`` are those conductors. Every hardware type is ``dynamic`` (the
+``type`` field and filter, from 1.30). Its interfaces
+(``allocsvc.common.hardware``) appear in detail from 1.30, each
+interface type from the version that brought it: storage 1.33, rescue
+1.38, bios 1.40, firmware 1.86.
+
+Unlike Ironic, the enabled interfaces are listed in their configured
+order (Ironic's order is arbitrary), and a driver's RAID logical disk
+properties are answered as for a driver without RAID support (404,
+Ironic's message): allocsvc does not configure RAID; and the vendor
+interface offers no driver-wide method.
+"""
+
+import pecan
+from oslo_utils import strutils
+import webob.exc
+from wsme import types as wtypes
+
+from allocsvc.api.controllers.v1 import access
+from allocsvc.api.controllers.v1 import base
+from allocsvc.api.controllers.v1 import conductor as conductor_api
+from allocsvc.api.controllers.v1 import types
+from allocsvc.api.controllers.v1 import utils
+from allocsvc.common import exception
+from allocsvc.common import hardware
+from allocsvc import objects
+
+DYNAMIC_VERSION = (1, 30)
+PROPERTIES_LINK_VERSION = (1, 14)
+RAID_VERSION = (1, 12)
+# Interface types a driver document shows from a later version than 1.30.
+INTERFACE_SINCE = {'storage': (1, 33), 'rescue': (1, 38), 'bios': (1, 40),
+                   'firmware': (1, 86)}
+
+# What a node of the hardware type must carry in ``properties``/
+# ``driver_info``, per implementation of the interfaces that declare
+# any: fake-hardware's ``fake`` vendor interface (Ironic's FakeVendorB).
+_PROPERTIES = {
+    ('vendor', 'fake'): {'B1': 'B1 description. Required.',
+                         'B2': 'B2 description. Required.'},
+}
+
+
+def _hosts():
+    """hardware type -> host names of the live conductors that have it,
+    for the enabled hardware types some live conductor has."""
+    conductors = objects.Conductor.list(
+        utils.context(), conductor_api.heartbeat_timeout(utils.conf()))
+    hosts = {}
+    for name in hardware.enabled_hardware_types(utils.conf()):
+        alive = sorted(c.hostname for c in conductors
+                       if c.alive and name in (c.drivers or ()))
+        if alive:
+            hosts[name] = alive
+    return hosts
+
+
+def _interfaces(name):
+    """``{default_<type>_interface, enabled_<type>_interfaces}`` of
+    hardware type ``name`` for the interface types of the request's
+    version."""
+    conf = utils.conf()
+    document = {}
+    for kind in hardware.INTERFACE_TYPES:
+        if not utils.allowed(INTERFACE_SINCE.get(kind, DYNAMIC_VERSION)):
+            continue
+        supported = hardware.supported_interfaces(name, kind)
+        enabled = [iface for iface in hardware.enabled_interfaces(conf, kind)
+                   if iface in supported]
+        try:
+            default = hardware.default_interface(conf, name, kind)
+        except exception.InvalidParameterValue:
+            default = None
+        document['default_%s_interface' % kind] = default
+        document['enabled_%s_interfaces' % kind] = enabled
+    return document
+
+
+def render(name, hosts, detail):
+    document = {
+        'name': name,
+        'hosts': hosts,
+        'links': base.resource_links('drivers', '/' + name),
+    }
+    if utils.allowed(PROPERTIES_LINK_VERSION):
+        document['properties'] = base.resource_links(
+            'drivers', '/%s/properties' % name)
+    if utils.allowed(DYNAMIC_VERSION):
+        document['type'] = 'dynamic'
+        if detail:
+            document.update(_interfaces(name))
+    return document
+
+
+def _boolean(name, value):
+    if value is None:
+        return None
+    try:
+        return strutils.bool_from_string(value, strict=True)
+    except ValueError as exc:
+        raise utils.BadRequest('Invalid %s: %s' % (name, exc))
+
+
+def _needs_dynamic(value):
+    """Ironic's 406 for ``type`` or ``detail`` before 1.30."""
+    if value is not None and not utils.allowed(DYNAMIC_VERSION):
+        raise utils.NotAcceptable(
+            'Request not acceptable. The minimal required API version '
+            'should be %d.%d' % DYNAMIC_VERSION)
+
+
+def _driver_hosts(name):
+    """The live hosts of driver ``name``; 404 when none has it."""
+    hosts = _hosts()
+    if name not in hosts:
+        raise exception.DriverNotFound(name)
+    return hosts[name]
+
+
+class DriversController:
+    """``/v1/drivers``; ``/v1/drivers/{name}`` is a ``DriverController``
+    (see ``_lookup``)."""
+
+    @pecan.expose()
+    def _lookup(self, name, *remainder):
+        return DriverController(name), list(remainder)
+
+    @pecan.expose('json', generic=True)
+    def index(self, *args, **kwargs):
+        base.not_allowed('GET')
+
+    @index.when(method='GET', **base.WSME_JSON)
+    @base.expose(types.jsontype, wtypes.text, wtypes.text)
+    def _list(self, type=None, detail=None):
+        utils.check_arguments(pecan.request.GET, ('type', 'detail'))
+        access.authorize('baremetal:driver:get')
+        detail = _boolean('detail', detail)
+        _needs_dynamic(detail)
+        _needs_dynamic(type)
+        if type not in (None, 'classic', 'dynamic'):
+            raise utils.BadRequest('"type" filter must be one of "classic" '
+                                   'or "dynamic", if specified.')
+        # Every hardware type is dynamic: there are no classic drivers.
+        hosts = _hosts() if type != 'classic' else {}
+        return {'drivers': [render(name, hosts[name], detail)
+                            for name in sorted(hosts)]}
+
+
+class DriverController(base.Resource):
+    """``/v1/drivers/{name}`` and what is under it."""
+
+    _name = None  # declared here so that routing refuses it (hooks.py)
+
+    def __init__(self, name):
+        self._name = name
+        self.properties = DriverPropertiesController(name)
+        self.raid = DriverRaidController(name)
+        self.vendor_passthru = DriverVendorPassthruController(name)
+
+    @pecan.expose('json', generic=True)
+    def index(self, *args, **kwargs):
+        base.not_allowed('GET')
+
+    @index.when(method='GET', **base.WSME_JSON)
+    @base.expose(types.jsontype)
+    def _get(self):
+        utils.check_arguments(pecan.request.GET, ())
+        access.authorize('baremetal:driver:get')
+        return render(self._name, _driver_hosts(self._name), detail=True)
+
+
+class DriverPropertiesController(base.Resource):
+    """``/v1/drivers/{name}/properties``: what the interfaces a node of
+    the driver gets by default read from the node, with descriptions."""
+
+    _name = None
+
+    def __init__(self, name):
+        self._name = name
+
+    @pecan.expose('json', generic=True)
+    def index(self, *args, **kwargs):
+        base.not_allowed('GET')
+
+    @index.when(method='GET', **base.WSME_JSON)
+    @base.expose(types.jsontype)
+    def _get(self):
+        utils.check_arguments(pecan.request.GET, ())
+        access.authorize('baremetal:driver:get_properties')
+        _driver_hosts(self._name)
+        properties = {}
+        for kind in hardware.INTERFACE_TYPES:
+            try:
+                default = hardware.default_interface(utils.conf(),
+                                                     self._name, kind)
+            except exception.InvalidParameterValue:
+                continue
+            properties.update(_PROPERTIES.get((kind, default), {}))
+        return properties
+
+
+class DriverRaidController(base.Resource):
+    """``/v1/drivers/{name}/raid/logical_disk_properties`` (1.12)."""
+
+    _name = None
+
+    def __init__(self, name):
+        self._name = name
+        self.logical_disk_properties = LogicalDiskPropertiesController(name)
+
+    @pecan.expose('json')
+    def index(self, *args, **kwargs):
+        raise webob.exc.HTTPNotFound()
+
+
+class LogicalDiskPropertiesController(base.Resource):
+    """``.../raid/logical_disk_properties``."""
+
+    _name = None
+
+    def __init__(self, name):
+        self._name = name
+
+    @pecan.expose('json', generic=True)
+    def index(self, *args, **kwargs):
+        base.not_allowed('GET')
+
+    @index.when(method='GET', **base.WSME_JSON)
+    @base.expose(types.jsontype)
+    def _get(self):
+        utils.check_arguments(pecan.request.GET, ())
+        access.authorize('baremetal:driver:get_raid_logical_disk_properties')
+        if not utils.allowed(RAID_VERSION):
+            raise utils.NotAcceptable('Request not acceptable.')
+        _driver_hosts(self._name)
+        # Ironic answers a driver without RAID support with a 404.
+        raise exception.UnsupportedDriverExtension(self._name, 'raid',
+                                                   status=404)
+
+
+class DriverVendorPassthruController(base.Resource):
+    """``/v1/drivers/{name}/vendor_passthru``: the driver's vendor
+    interface offers no driver-wide method."""
+
+    _name = None
+
+    def __init__(self, name):
+        self._name = name
+        self.methods = DriverVendorMethodsController(name)
+
+    @pecan.expose('json', generic=True)
+    def index(self, *args, **kwargs):
+        base.not_allowed('DELETE, GET, PATCH, POST, PUT')
+
+    def _passthru(self):
+        params = dict(pecan.request.GET.items())
+        utils.check_arguments(params, ('method',))
+        access.authorize('baremetal:driver:vendor_passthru')
+        method = params.get('method')
+        if not method:
+            raise utils.BadRequest('Method not specified')
+        _driver_hosts(self._name)
+        raise exception.InvalidParameterValue('No handler for method %s'
+                                              % method)
+
+    @index.when(method='GET', **base.WSME_JSON)
+    @base.expose(types.jsontype)
+    def _get(self):
+        return self._passthru()
+
+    @index.when(method='POST', **base.WSME_JSON)
+    @base.expose(types.jsontype, body=types.jsontype)
+    def _post(self, body=None):
+        return self._passthru()
+
+    @index.when(method='PUT', **base.WSME_JSON)
+    @base.expose(types.jsontype, body=types.jsontype)
+    def _put(self, body=None):
+        return self._passthru()
+
+    @index.when(method='PATCH', **base.WSME_JSON)
+    @base.expose(types.jsontype, body=types.jsontype)
+    def _patch(self, body=None):
+        return self._passthru()
+
+    @index.when(method='DELETE', **base.WSME_JSON)
+    @base.expose(types.jsontype)
+    def _delete(self):
+        return self._passthru()
+
+
+class DriverVendorMethodsController(base.Resource):
+    _name = None
+
+    def __init__(self, name):
+        self._name = name
+
+    @pecan.expose('json', generic=True)
+    def index(self, *args, **kwargs):
+        base.not_allowed('GET')
+
+    @index.when(method='GET', **base.WSME_JSON)
+    @base.expose(types.jsontype)
+    def _get(self):
+        utils.check_arguments(pecan.request.GET, ())
+        access.authorize('baremetal:driver:vendor_passthru')
+        _driver_hosts(self._name)
+        return {}

@@ -1,0 +1,52 @@
+"""Ironic's ``/v1`` resources this service does not provide.
+
+allocsvc serves the part of Ironic's API that allocation needs (nodes and
+what hangs off them, drivers, conductors, allocations, shards). A client
+that reaches for one of Ironic's other resources (chassis, volume
+connectors and targets, deploy templates, runbooks, inspection rules, the
+ramdisk's lookup and heartbeat, ...) gets a 404 that says so, in Ironic's
+error document, for any method, any path under the resource and at any
+version: not a 405, which would suggest another method might work, nor
+routing's bare "could not be found", which reads like a bug.
+"""
+
+import pecan
+
+from allocsvc.api.middleware import errors
+
+# Ironic 39's top-level resources that allocsvc does not serve.
+NAMES = (
+    'chassis',
+    'continue_inspection',
+    'deploy_templates',
+    'events',
+    'heartbeat',
+    'inspection_rules',
+    'lookup',
+    'runbooks',
+    'volume',
+)
+
+MESSAGE = ('This service does not provide the %s resource of the Bare '
+           'Metal API.')
+
+
+class UnprovidedResource:
+    """``/v1/<name>`` and every path under it: 404 with a fault saying
+    the resource is not provided."""
+
+    # Declared on the class so that the routing hook refuses a path
+    # segment of this name (see hooks.py).
+    _resource = None
+
+    def __init__(self, name):
+        self._resource = name
+
+    @pecan.expose()
+    def _lookup(self, *remainder):
+        return self, []
+
+    @pecan.expose('json')
+    def index(self, *args, **kwargs):
+        pecan.response.status = 404
+        return errors.fault_body(404, MESSAGE % self._resource)
