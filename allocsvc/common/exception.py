@@ -325,6 +325,24 @@ class OperationNotPermitted(AllocsvcException):
         super().__init__('Operation not permitted.')
 
 
+class VifAlreadyAttached(Conflict):
+    def __init__(self, vif, kind, uuid):
+        super().__init__('Unable to attach VIF because VIF %s is already '
+                         'attached to Ironic %s %s' % (vif, kind, uuid))
+
+
+class NoFreePhysicalPorts(InvalidParameterValue):
+    def __init__(self, vif):
+        super().__init__('Unable to attach VIF %s, not enough free '
+                         'physical ports.' % vif)
+
+
+class VifNotAttached(InvalidParameterValue):
+    def __init__(self, vif, node):
+        super().__init__('Unable to detach VIF %s from node %s because it '
+                         'is not attached to it.' % (vif, node))
+
+
 # -- drivers and their interfaces (Ironic's messages) ------------------
 
 

@@ -43,6 +43,7 @@ from allocsvc.conductor import backends
 from allocsvc.db.baremetal import allocations as db_allocations
 from allocsvc.db.baremetal import port_rules
 from allocsvc.db.baremetal import provisioning
+from allocsvc.db.baremetal import vifs
 
 LOG = logging.getLogger(__name__)
 
@@ -53,8 +54,8 @@ LOG = logging.getLogger(__name__)
 #              set_node_traits, add_node_trait, remove_node_traits (calls)
 # Version 1.2: create_port, update_port, destroy_port, create_portgroup,
 #              update_portgroup, destroy_portgroup,
-#              validate_driver_interfaces (calls); update_node's
-#              reset_interfaces
+#              validate_driver_interfaces, vif_attach, vif_detach
+#              (calls); update_node's reset_interfaces
 RPC_API_VERSION = '1.2'
 
 # What PATCH /v1/allocations/{ident} may change.
@@ -293,6 +294,20 @@ class ConductorManager:
     def destroy_portgroup(self, context, portgroup):
         port_rules.destroy_portgroup(_worker_context(context), portgroup.id,
                                      self._locker())
+
+    @messaging.expose
+    @rpc.translate_errors
+    def vif_attach(self, context, node, vif_info):
+        """Attach the VIF ``vif_info['id']`` to a free port or port group
+        of ``node`` (``vifs.attach``)."""
+        vifs.attach(_worker_context(context), node.id, vif_info,
+                    self._locker())
+
+    @messaging.expose
+    @rpc.translate_errors
+    def vif_detach(self, context, node, vif_id):
+        vifs.detach(_worker_context(context), node.id, vif_id,
+                    self._locker())
 
     # -- the pool ------------------------------------------------------------
 

@@ -54,8 +54,8 @@ class ConductorAPI:
     #      set_node_traits, add_node_trait, remove_node_traits (calls)
     # 1.2: create_port, update_port, destroy_port, create_portgroup,
     #      update_portgroup, destroy_portgroup,
-    #      validate_driver_interfaces (calls); update_node's
-    #      reset_interfaces
+    #      validate_driver_interfaces, vif_attach, vif_detach (calls);
+    #      update_node's reset_interfaces
     RPC_API_VERSION = '1.2'
 
     def __init__(self, conf, transport=None):
@@ -346,3 +346,19 @@ class ConductorAPI:
         ports."""
         self._call_for_node_1_2(context, node, 'destroy_portgroup',
                                 portgroup=portgroup)
+
+    # -- VIFs (1.2) -------------------------------------------------------
+
+    @rpc.rebuild_errors
+    def vif_attach(self, context, node, vif_info):
+        """Attach the VIF ``vif_info['id']`` to a free port or port group
+        of ``node``: VifAlreadyAttached (409), NoFreePhysicalPorts
+        (400)."""
+        self._call_for_node(context, node, 'vif_attach', version='1.2',
+                            vif_info=vif_info)
+
+    @rpc.rebuild_errors
+    def vif_detach(self, context, node, vif_id):
+        """Detach VIF ``vif_id`` from ``node``: VifNotAttached (400)."""
+        self._call_for_node(context, node, 'vif_detach', version='1.2',
+                            vif_id=vif_id)

@@ -9,6 +9,8 @@ there; before its version, a 404; bad input 400 with Ironic's messages;
 an unknown node 404; and nothing about the node changes.
 """
 
+import threading
+
 import pytest
 
 from tests.functional import test_v1_nodes as api
@@ -51,7 +53,7 @@ def test_boot_device(node):
     assert resp.headers['Allow'] == 'GET, PUT'
 
 
-def test_vifs(node):
+def test_vifs_without_ports(node):
     assert call('GET', '/v1/nodes/n/vifs').json == {'vifs': []}
     vif = '5b9a8b08-8f4b-4f63-bd07-7f1ba9cd3bd4'
     resp = call('POST', '/v1/nodes/n/vifs', {'id': vif})
@@ -73,6 +75,103 @@ def test_vifs(node):
                          ('DELETE', '/v1/nodes/n/vifs/' + vif)):
         resp = call(method, path, {'id': vif}, version='1.27')
         assert resp.status_int == 404, (method, path)
+
+
+VIFS = ['5b9a8b08-8f4b-4f63-bd07-7f1ba9cd3bd%d' % i for i in range(5)]
+
+
+def _port(node, mac, **body):
+    resp = call('POST', '/v1/ports', dict(body, node_uuid=node['uuid'],
+                                          address=mac))
+    assert resp.status_int == 201, resp.text
+    return resp.json
+
+
+def _vif_of(path):
+    return call('GET', path).json['internal_info'].get('tenant_vif_port_id')
+
+
+def test_vifs_take_free_ports_and_groups(node):
+    group = call('POST', '/v1/portgroups', {
+        'node_uuid': node['uuid'], 'address': '52:54:00:00:01:00'}).json
+    member = _port(node, '52:54:00:00:01:01', portgroup_uuid=group['uuid'])
+    plain = _port(node, '52:54:00:00:01:02', pxe_enabled=False)
+    pxe = _port(node, '52:54:00:00:01:03')
+    # A free port group first, then a port with PXE enabled, then the
+    # others; a port group's member is never taken on its own.
+    for vif in VIFS[:3]:
+        resp = call('POST', '/v1/nodes/n/vifs', {'id': vif})
+        assert resp.status_int == 204, resp.text
+    assert _vif_of('/v1/portgroups/' + group['uuid']) == VIFS[0]
+    assert _vif_of('/v1/ports/' + pxe['uuid']) == VIFS[1]
+    assert _vif_of('/v1/ports/' + plain['uuid']) == VIFS[2]
+    assert _vif_of('/v1/ports/' + member['uuid']) is None
+    assert sorted(v['id'] for v in call('GET', '/v1/nodes/n/vifs').json[
+        'vifs']) == VIFS[:3]
+    resp = call('POST', '/v1/nodes/n/vifs', {'id': VIFS[3]})
+    assert resp.status_int == 400
+    assert message(resp) == ('Unable to attach VIF %s, not enough free '
+                             'physical ports.' % VIFS[3])
+    resp = call('POST', '/v1/nodes/n/vifs', {'id': VIFS[1]})
+    assert resp.status_int == 409
+    assert message(resp) == ('Unable to attach VIF because VIF %s is '
+                             'already attached to Ironic Port %s'
+                             % (VIFS[1], pxe['uuid']))
+    resp = call('DELETE', '/v1/nodes/n/vifs/' + VIFS[1])
+    assert resp.status_int == 204
+    assert _vif_of('/v1/ports/' + pxe['uuid']) is None
+    # A freed port can be asked for by name (1.67).
+    resp = call('POST', '/v1/nodes/n/vifs',
+                {'id': VIFS[3], 'port_uuid': pxe['uuid']})
+    assert resp.status_int == 204, resp.text
+    assert _vif_of('/v1/ports/' + pxe['uuid']) == VIFS[3]
+    resp = call('POST', '/v1/nodes/n/vifs',
+                {'id': VIFS[4], 'port_uuid': pxe['uuid']})
+    assert resp.status_int == 400
+    for body, version in (({'port_uuid': pxe['uuid'],
+                            'portgroup_uuid': group['uuid']}, 'latest'),
+                          ({'port_uuid': pxe['uuid']}, '1.66')):
+        resp = call('POST', '/v1/nodes/n/vifs', dict(body, id=VIFS[4]),
+                    version=version)
+        assert resp.status_int == 400, body
+    # Deleting a port forgets its VIF.
+    assert call('DELETE', '/v1/ports/' + plain['uuid']).status_int == 204
+    assert VIFS[2] not in [v['id'] for v in call(
+        'GET', '/v1/nodes/n/vifs').json['vifs']]
+
+
+def test_noop_network_keeps_no_vifs(database):
+    node = api.create(name='quiet', network_interface='noop')
+    _port(node, '52:54:00:00:02:01')
+    assert call('POST', '/v1/nodes/quiet/vifs',
+                {'id': VIFS[0]}).status_int == 204
+    assert call('GET', '/v1/nodes/quiet/vifs').json == {'vifs': []}
+    assert call('DELETE', '/v1/nodes/quiet/vifs/' + VIFS[0]).status_int == 204
+    resp = call('POST', '/v1/nodes/quiet/vifs', {'id': 'a b'})
+    assert resp.status_int == 400
+
+
+def test_concurrent_attachments_share_out_the_free_ports(node):
+    """Four VIFs race for two free ports: the node's lock lets exactly
+    two in, each on its own port."""
+    ports = [_port(node, '52:54:00:00:03:0%d' % i) for i in range(2)]
+    start = threading.Barrier(4)
+    statuses = []
+
+    def attach(vif):
+        start.wait()
+        statuses.append(call('POST', '/v1/nodes/n/vifs',
+                             {'id': vif}).status_int)
+
+    threads = [threading.Thread(target=attach, args=(vif,))
+               for vif in VIFS[:4]]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(statuses) == [204, 204, 400, 400], statuses
+    taken = [_vif_of('/v1/ports/' + port['uuid']) for port in ports]
+    assert None not in taken and len(set(taken)) == 2
 
 
 def test_console(node):
@@ -192,19 +291,25 @@ def test_vendor_passthru(node):
 
 
 def test_vmedia(node):
+    # The fake management interface takes virtual media and keeps none.
     body = {'device_type': 'cdrom', 'image_url': 'http://image'}
-    resp = call('POST', '/v1/nodes/n/vmedia', body)
+    assert call('POST', '/v1/nodes/n/vmedia', body).status_int == 204
+    assert call('DELETE', '/v1/nodes/n/vmedia').status_int == 204
+    assert call('DELETE', '/v1/nodes/n/vmedia?device_types=cdrom,floppy'
+                ).status_int == 204
+    for bad in ({'image_url': 'http://image'},
+                {'device_type': 'tape', 'image_url': 'http://image'},
+                dict(body, color='red')):
+        resp = call('POST', '/v1/nodes/n/vmedia', bad)
+        assert resp.status_int == 400, bad
+        assert message(resp).startswith('Schema error for vmedia: ')
+    resp = call('DELETE', '/v1/nodes/n/vmedia?device_types=tape')
     assert resp.status_int == 400
-    assert message(resp) == (
-        'Driver fake-hardware does not support attach_virtual_media '
-        '(disabled or not implemented).')
-    resp = call('DELETE', '/v1/nodes/n/vmedia')
-    assert resp.status_int == 400
-    assert 'detach_virtual_media' in message(resp)
     assert call('POST', '/v1/nodes/n/vmedia', body,
                 version='1.88').status_int == 404
     assert call('DELETE', '/v1/nodes/n/vmedia',
                 version='1.88').status_int == 404
+    assert call('POST', '/v1/nodes/ghost/vmedia', body).status_int == 404
 
 
 def test_volume_is_not_provided(node):

@@ -290,7 +290,7 @@ def test_only_the_rpc_methods_are_exposed():
         # 1.2
         'create_port', 'update_port', 'destroy_port', 'create_portgroup',
         'update_portgroup', 'destroy_portgroup',
-        'validate_driver_interfaces'}
+        'validate_driver_interfaces', 'vif_attach', 'vif_detach'}
     # The client has a method of each name.
     assert all(callable(getattr(rpcapi.ConductorAPI, name, None))
                for name in exposed)

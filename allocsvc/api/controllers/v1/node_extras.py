@@ -1,26 +1,30 @@
-"""What allocsvc's nodes do not keep, as Ironic shows it for a
-``fake-hardware`` node without any: VIFs, BIOS settings, firmware
+"""A node's VIFs, and what allocsvc's nodes do not keep, as Ironic shows
+it for a ``fake-hardware`` node without any: BIOS settings, firmware
 components, inventory and history.
 
 Route table (each from the version it appeared in; 404 before)::
 
-    GET  /v1/nodes/{n}/vifs                      1.28    none attached
-    POST /v1/nodes/{n}/vifs                      1.28    400: no free port
-    DELETE /v1/nodes/{n}/vifs/{vif}              1.28    400: not attached
+    GET  /v1/nodes/{n}/vifs                      1.28    those of its ports
+    POST /v1/nodes/{n}/vifs                      1.28    takes a free port
+    DELETE /v1/nodes/{n}/vifs/{vif}              1.28    frees it
     GET  /v1/nodes/{n}/bios[/{name}]             1.40    no settings
     GET  /v1/nodes/{n}/firmware                  1.86    no components
     GET  /v1/nodes/{n}/inventory                 1.81    404: never inspected
     GET  /v1/nodes/{n}/history[/{event}]         1.78    no events
     *    /v1/nodes/{n}/volume/...                        404: not provided
 
-A VIF is attached to a free port of its node; allocsvc's nodes have none
-to give. ``attach`` also hangs ``node_management``'s controllers.
+A VIF is attached to a free port or port group of its node by the
+node's conductor (``allocsvc.db.baremetal.vifs``), unless the node's
+network interface is ``noop``, which keeps none (attaching and detaching
+succeed, the list is empty, as Ironic's). ``attach`` also hangs
+``node_management``'s controllers.
 """
 
 import pecan
 from oslo_utils import uuidutils
 import webob.exc
 
+from allocsvc import objects
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import node_management
@@ -34,6 +38,10 @@ _OneNode = node_management.OneNode
 _since = node_management.since
 _boolean = node_management.boolean
 _VOLUME = unprovided.UnprovidedResource('volume')
+# The network interface that keeps no VIFs, and where the others keep
+# one: in the internal_info of the port or port group it took.
+_NOOP_NETWORK = 'noop'
+_VIF_KEY = 'tenant_vif_port_id'
 
 
 def attach(node_controller):
@@ -70,30 +78,53 @@ class VifsController(_OneNode):
     @base.expose(types.jsontype)
     def _get(self):
         _since((1, 28))
-        self._node('baremetal:node:vif:list')
-        return {'vifs': []}
+        node = self._node('baremetal:node:vif:list')
+        if node.network_interface == _NOOP_NETWORK:
+            return {'vifs': []}
+        ctx = utils.context()
+        holders = (objects.Port.list(ctx, {'node_id': node.id}) +
+                   objects.Portgroup.list(ctx, {'node_id': node.id}))
+        return {'vifs': [{'id': holder.internal_info[_VIF_KEY]}
+                         for holder in holders
+                         if holder.internal_info.get(_VIF_KEY)]}
 
     @index.when(method='POST', **base.WSME_JSON)
     @base.expose(None, body=types.jsontype, status_code=204)
     def _post(self, body=None):
         _since((1, 28))
-        body = node_common.json_object(body)
-        vif = body.get('id')
-        if vif is None:
-            raise utils.BadRequest("Schema error for vif: 'id' is a "
-                                   "required property  Failed validating "
-                                   "'required' in schema")
-        if not isinstance(vif, str) or not (
-                uuidutils.is_uuid_like(vif) or
-                utils.is_valid_logical_name(vif)):
-            raise utils.BadRequest('Expected UUID or name for id: %s'
-                                   % (vif,))
-        node_schema.check_text('id', vif)
-        self._node('baremetal:node:vif:attach')
-        # A VIF takes a free physical port of the node.
-        raise exception.InvalidParameterValue(
-            'Unable to attach VIF %s, not enough free physical ports.'
-            % vif)
+        vif_info = _vif_info(node_common.json_object(body))
+        node = self._node('baremetal:node:vif:attach')
+        if node.network_interface == _NOOP_NETWORK:
+            return  # noop keeps no VIFs, as Ironic's
+        utils.rpcapi().vif_attach(utils.context(), node, vif_info)
+
+
+def _vif_info(body):
+    """What a VIF attachment request asks for: its ``id`` and, from
+    1.67, the port or port group to take (Ironic's checks)."""
+    vif = body.get('id')
+    if vif is None:
+        raise utils.BadRequest("Schema error for vif: 'id' is a "
+                               "required property  Failed validating "
+                               "'required' in schema")
+    if not isinstance(vif, str) or not (
+            uuidutils.is_uuid_like(vif) or
+            utils.is_valid_logical_name(vif)):
+        raise utils.BadRequest('Expected UUID or name for id: %s' % (vif,))
+    node_schema.check_text('id', vif)
+    info = {'id': vif}
+    wanted = [key for key in ('port_uuid', 'portgroup_uuid') if key in body]
+    if wanted and not utils.allowed((1, 67)):
+        raise utils.BadRequest('Additional properties are not allowed '
+                               '(%s was unexpected)' % ', '.join(
+                                   repr(key) for key in wanted))
+    if len(wanted) == 2:
+        raise utils.BadRequest('Cannot specify both port_uuid and '
+                               'portgroup_uuid')
+    for key in wanted:
+        node_schema.check_uuid(key, body[key])
+        info[key] = body[key]
+    return info
 
 
 class VifController(_OneNode):
@@ -111,9 +142,9 @@ class VifController(_OneNode):
     @base.expose(None, status_code=204)
     def _delete(self):
         node = self._node('baremetal:node:vif:detach')
-        raise exception.InvalidParameterValue(
-            'Unable to detach VIF %s from node %s because it is not '
-            'attached to it.' % (self._vif, node.uuid))
+        if node.network_interface == _NOOP_NETWORK:
+            return  # nothing was attached, nothing to detach
+        utils.rpcapi().vif_detach(utils.context(), node, self._vif)
 
 
 # -- read-only records: BIOS, firmware, inventory, history -------------------

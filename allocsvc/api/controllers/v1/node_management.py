@@ -30,12 +30,14 @@ a RAID configuration, a boot mode) is Ironic's UnsupportedDriverExtension
 with Ironic's status, and the vendor interface offers no method.
 """
 
+import jsonschema
 import pecan
 from oslo_utils import strutils
 import webob.exc
 
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import node_common
+from allocsvc.api.controllers.v1 import node_schema
 from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
@@ -312,9 +314,26 @@ class VendorMethodsController(OneNode):
         return {}
 
 
+# What POST /v1/nodes/{n}/vmedia takes (Ironic's schema).
+VMEDIA_DEVICES = ('cdrom', 'disk', 'floppy')
+_VMEDIA = jsonschema.Draft4Validator({
+    'type': 'object',
+    'properties': {
+        'device_type': {'type': 'string', 'enum': list(VMEDIA_DEVICES)},
+        'image_url': {'type': 'string'},
+        'image_download_source': {'type': 'string',
+                                  'enum': ['http', 'local', 'swift']},
+    },
+    'required': ['device_type', 'image_url'],
+    'additionalProperties': False,
+})
+
+
 class VmediaController(OneNode):
-    """``/v1/nodes/{n}/vmedia`` (1.89): the fake management interface
-    attaches no virtual media."""
+    """``/v1/nodes/{n}/vmedia`` (1.89): fake-hardware's management
+    interface (``fake``, its only one) attaches and detaches virtual media
+    as Ironic's does: it checks the request and does nothing, there being
+    no machine."""
 
     @pecan.expose('json', generic=True)
     def index(self, *args, **kwargs):
@@ -324,10 +343,9 @@ class VmediaController(OneNode):
     @base.expose(None, body=types.jsontype, status_code=204)
     def _post(self, body=None):
         since((1, 89))
-        node_common.json_object(body)
-        node = self._node('baremetal:node:vmedia:attach')
-        raise exception.UnsupportedDriverExtension(node.driver,
-                                                   'attach_virtual_media')
+        body = node_common.json_object(body)
+        node_schema.validate(_VMEDIA, 'vmedia', body)
+        self._node('baremetal:node:vmedia:attach')
 
     @index.when(method='DELETE', **base.WSME_JSON)
     @base.expose(None, status_code=204)
@@ -335,10 +353,15 @@ class VmediaController(OneNode):
         since((1, 89))
         params = node_common.query()
         utils.check_arguments(params, ('device_types',))
-        node = node_common.authorized_node(self._ident,
-                                           'baremetal:node:vmedia:detach')
-        raise exception.UnsupportedDriverExtension(node.driver,
-                                                   'detach_virtual_media')
+        wanted = [name.strip() for name in
+                  params.get('device_types', '').split(',') if name.strip()]
+        unknown = sorted(set(wanted) - set(VMEDIA_DEVICES))
+        if unknown:
+            raise utils.BadRequest(
+                'Invalid device_types: %s. Valid values are %s.'
+                % (', '.join(unknown), ', '.join(VMEDIA_DEVICES)))
+        node_common.authorized_node(self._ident,
+                                    'baremetal:node:vmedia:detach')
 
 
 # -- states: console and RAID ------------------------------------------------

@@ -188,7 +188,7 @@ TRAITS_BODY = {
 _TRAITS_VALIDATOR = jsonschema.Draft4Validator(TRAITS_BODY)
 
 
-def _validate(validator, name, document):
+def validate(validator, name, document):
     utils.schema_error(name, validator, document)
 
 
@@ -221,8 +221,8 @@ def check_node(document, name='node', patched=False):
     ``patched``) and return its values normalised: booleans parsed,
     UUIDs checked, the conductor group lower-cased, empty dicts for null
     ones."""
-    _validate(_NODE_PATCH_VALIDATOR if patched else _NODE_VALIDATOR, name,
-              document)
+    validate(_NODE_PATCH_VALIDATOR if patched else _NODE_VALIDATOR, name,
+             document)
     values = dict(document)
     for key, value in values.items():
         check_text(key, value)
@@ -268,8 +268,8 @@ def check_name(name, message):
 
 
 def check_trait(trait):
-    _validate(_TRAIT_VALIDATOR, 'trait', trait)
+    validate(_TRAIT_VALIDATOR, 'trait', trait)
 
 
 def check_traits_body(body):
-    _validate(_TRAITS_VALIDATOR, 'body', body)
+    validate(_TRAITS_VALIDATOR, 'body', body)
