@@ -131,6 +131,8 @@ def run_file(top, name, allocsvc_all, workdir, pytest_args):
         clouds.write_text(CLOUDS % {'url': url})
         env = dict(os.environ, OS_CLIENT_CONFIG_FILE=str(clouds),
                    OS_CLOUD='devstack-admin',
+                   # As the SDK's own functional job (its tox.ini).
+                   OS_TEST_TIMEOUT='600',
                    OPENSTACKSDK_FUNC_TEST_TIMEOUT='60',
                    PYTHONPATH=str(top))
         path = top / 'openstack' / 'tests' / 'functional' / 'baremetal' / \
