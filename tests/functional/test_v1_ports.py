@@ -370,6 +370,24 @@ def test_list_by_conductor_groups(database):
                 version='1.98').status_int == 406
 
 
+def test_list_by_shard(database):
+    nodes = [node(shard='s1'), node(shard='s2'), node()]
+    made = [port(n['uuid'], mac(40 + i))['uuid']
+            for i, n in enumerate(nodes)]
+
+    def uuids(query):
+        resp = call('GET', '/v1/ports' + query)
+        assert resp.status_int == 200, resp.text
+        return [p['uuid'] for p in resp.json['ports']]
+
+    assert uuids('?shard=s1') == made[:1]
+    assert uuids('?shard=s1,s2') == made[:2]
+    assert uuids('?shard=s2&shard=s1') == made[:2]
+    assert uuids('?shard=none') == []
+    assert call('GET', '/v1/ports?shard=s1',
+                version='1.81').status_int == 406
+
+
 def test_list_by_portgroup(database):
     n = node()
     pg = call('POST', '/v1/portgroups', {'node_uuid': n['uuid'],

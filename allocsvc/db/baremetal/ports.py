@@ -125,8 +125,9 @@ def list_ports(context, filters=None, limit=None, marker=None,
                sort_key='id', sort_dir='asc'):
     """Ports matching ``filters`` (ANDed: ``node_id``, ``portgroup_id``,
     ``address``, ``project`` -- owner or lessee of the node,
-    ``conductor_groups`` -- a list, the node's group among them), a page
-    of them after the port whose UUID is ``marker``."""
+    ``conductor_groups`` -- a list, the node's group among them;
+    ``shard`` -- a list, the node's shard among them), a page of them
+    after the port whose UUID is ``marker``."""
     return list_ports_in_transaction(context, filters, limit, marker,
                                      sort_key, sort_dir)
 
@@ -143,6 +144,8 @@ def list_ports_in_transaction(context, filters=None, limit=None,
             query = _owner_filter(query, _PORT, value)
         elif key == 'conductor_groups':
             query = query.where(_NODE.c.conductor_group.in_(value))
+        elif key == 'shard':
+            query = query.where(_NODE.c.shard.in_(value))
         else:
             raise exception.InvalidParameterValue(
                 'Unknown port filter: %s' % key)

@@ -55,7 +55,8 @@ PORT = Kind('port', schema.PORT_FIELDS, schema.PORT_SINCE,
             schema.PORT_LIST_FIELDS, schema.PORT_WRITABLE,
             schema.PORT_MANDATORY, schema.PORT_UNSORTABLE, (1, 88),
             {'node': (1, 1), 'node_uuid': (1, 1), 'address': (1, 1),
-             'portgroup': (1, 24), 'conductor_groups': (1, 99)})
+             'portgroup': (1, 24), 'shard': (1, 82),
+             'conductor_groups': (1, 99)})
 PORTGROUP = Kind('portgroup', schema.PORTGROUP_FIELDS,
                  schema.PORTGROUP_SINCE, schema.PORTGROUP_LIST_FIELDS,
                  schema.PORTGROUP_WRITABLE, schema.PORTGROUP_MANDATORY,
@@ -230,6 +231,11 @@ def _filters(kind, params, node_ident, portgroup_ident):
             group.strip().lower()
             for value in pecan.request.GET.getall('conductor_groups')
             for group in value.split(',') if group.strip()})
+    if 'shard' in params:
+        # The ports of nodes in these shards (a comma-separated list).
+        filters['shard'] = sorted({
+            shard.strip() for value in pecan.request.GET.getall('shard')
+            for shard in value.split(',') if shard.strip()})
     return filters
 
 
