@@ -479,7 +479,8 @@ def test_patch_changes_fields(database):
 
 
 @pytest.mark.parametrize('patch, status, text', [
-    ([{'op': 'replace', 'path': '/uuid', 'value': str(uuid.uuid4())}], 400,
+    ([{'op': 'replace', 'path': '/uuid',
+       'value': 'c6d2a1c4-2f8e-4f53-9d3b-6a1e2b7c9d10'}], 400,
      "'/uuid' is an internal attribute and can not be updated"),
     ([{'op': 'add', 'path': '/internal_info/a', 'value': 1}], 400,
      "'/internal_info/a' is an internal attribute and can not be updated"),
@@ -672,7 +673,8 @@ def test_no_server_error_for_bad_patches(database, patch):
     '?limit=abc', '?limit=', '?node=%00', '?node=a%20b', '?fields=,,,',
     '?fields=uuid,uuid', '?address=', '?address=%00', '?sort_key=',
     '?detail=maybe', '?portgroup=a%20b', '?marker=%00', '?node_uuid=',
-    '?sort_key=name&sort_dir=desc&limit=1&marker=%s' % uuid.uuid4(),
+    '?sort_key=name&sort_dir=desc&limit=1'
+    '&marker=dbad5737-ae85-4adf-aee9-9bad9ea6c5fe',
 ])
 def test_no_server_error_for_bad_queries(database, query):
     resp = call('GET', '/v1/ports' + query)
