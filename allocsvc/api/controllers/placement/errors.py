@@ -42,21 +42,28 @@ def json_error_formatter(body, status, title, environ):
 
 ENV_ORIGINAL_ACCEPT = 'placement.original_accept'
 
-_STATUS_TO_WEBOB = {
-    400: webob.exc.HTTPBadRequest,
-    403: webob.exc.HTTPForbidden,
-    404: webob.exc.HTTPNotFound,
-    409: webob.exc.HTTPConflict,
-}
+
+def _error_class(req, exc):
+    """webob's error class of ``exc``'s status; an internal error (500)
+    for a status that is not an HTTP error's. A server error is logged:
+    it is ours, not the client's."""
+    error_class = webob.exc.status_map.get(exc.status)
+    if error_class is None or exc.status < 400:
+        LOG.error('%s %s: %s has no HTTP error status (%r)', req.method,
+                  req.path, type(exc).__name__, exc.status)
+        return webob.exc.HTTPInternalServerError
+    if exc.status >= 500:
+        LOG.error('%s %s: %s: %s', req.method, req.path,
+                  type(exc).__name__, exc.message)
+    return error_class
 
 
 def to_http_error(req, exc):
-    """The webob HTTP error, JSON-formatted, that answers ``exc``."""
+    """The webob HTTP error, JSON-formatted, that answers ``exc``: an
+    allocsvc exception with exactly its status."""
     if isinstance(exc, exception.AllocsvcException):
         req.environ[ENV_ERROR_CODE] = exc.error_code
-        error_class = _STATUS_TO_WEBOB.get(exc.status,
-                                           webob.exc.HTTPBadRequest)
-        http_error = error_class(exc.message)
+        http_error = _error_class(req, exc)(exc.message)
     elif isinstance(exc, webob.exc.HTTPException):
         http_error = exc
     else:
