@@ -325,18 +325,13 @@ def test_list_filters(database):
     pa = port(a['uuid'], mac(13))
     pb = port(b['uuid'], mac(14))
 
-    def uuids(query, version='latest'):
-        resp = call('GET', '/v1/ports' + query, version=version)
-        assert resp.status_int == 200, resp.text
-        return [p['uuid'] for p in resp.json['ports']]
-
-    assert uuids('') == [pa['uuid'], pb['uuid']]
-    assert uuids('?node=node-a') == [pa['uuid']]
-    assert uuids('?node=%s' % b['uuid']) == [pb['uuid']]
-    assert uuids('?node_uuid=%s' % b['uuid']) == [pb['uuid']]
-    assert uuids('?address=%s' % mac(14).upper()) == [pb['uuid']]
-    assert uuids('?address=%s' % mac(99)) == []
-    assert uuids('?node=node-a&address=%s' % mac(14)) == []
+    assert listed('') == [pa['uuid'], pb['uuid']]
+    assert listed('?node=node-a') == [pa['uuid']]
+    assert listed('?node=%s' % b['uuid']) == [pb['uuid']]
+    assert listed('?node_uuid=%s' % b['uuid']) == [pb['uuid']]
+    assert listed('?address=%s' % mac(14).upper()) == [pb['uuid']]
+    assert listed('?address=%s' % mac(99)) == []
+    assert listed('?node=node-a&address=%s' % mac(14)) == []
     assert error(call('GET', '/v1/ports?address=bogus'), 400) == (
         'Expected a MAC address but received bogus.')
     assert error(call('GET', '/v1/ports?node_uuid=bogus'), 400) == (
@@ -349,6 +344,13 @@ def test_list_filters(database):
                 version='1.23').status_int == 406
 
 
+def listed(query, version='latest'):
+    """The UUIDs of the ports ``GET /v1/ports<query>`` lists."""
+    resp = call('GET', '/v1/ports' + query, version=version)
+    assert resp.status_int == 200, resp.text
+    return [p['uuid'] for p in resp.json['ports']]
+
+
 def test_list_by_conductor_groups(database):
     a = node(conductor_group='Rack-A')
     b = node(conductor_group='rack-b')
@@ -356,16 +358,11 @@ def test_list_by_conductor_groups(database):
     made = [port(n['uuid'], mac(17 + i))['uuid']
             for i, n in enumerate((a, b, c))]
 
-    def uuids(query):
-        resp = call('GET', '/v1/ports' + query)
-        assert resp.status_int == 200, resp.text
-        return [p['uuid'] for p in resp.json['ports']]
-
-    assert uuids('?conductor_groups=rack-a') == made[:1]
-    assert uuids('?conductor_groups=RACK-A,rack-b') == made[:2]
-    assert uuids('?conductor_groups=rack-a&conductor_groups=rack-b') == \
+    assert listed('?conductor_groups=rack-a') == made[:1]
+    assert listed('?conductor_groups=RACK-A,rack-b') == made[:2]
+    assert listed('?conductor_groups=rack-a&conductor_groups=rack-b') == \
         made[:2]
-    assert uuids('?conductor_groups=none') == []
+    assert listed('?conductor_groups=none') == []
     assert call('GET', '/v1/ports?conductor_groups=rack-a',
                 version='1.98').status_int == 406
 
@@ -375,15 +372,10 @@ def test_list_by_shard(database):
     made = [port(n['uuid'], mac(40 + i))['uuid']
             for i, n in enumerate(nodes)]
 
-    def uuids(query):
-        resp = call('GET', '/v1/ports' + query)
-        assert resp.status_int == 200, resp.text
-        return [p['uuid'] for p in resp.json['ports']]
-
-    assert uuids('?shard=s1') == made[:1]
-    assert uuids('?shard=s1,s2') == made[:2]
-    assert uuids('?shard=s2&shard=s1') == made[:2]
-    assert uuids('?shard=none') == []
+    assert listed('?shard=s1') == made[:1]
+    assert listed('?shard=s1,s2') == made[:2]
+    assert listed('?shard=s2&shard=s1') == made[:2]
+    assert listed('?shard=none') == []
     assert call('GET', '/v1/ports?shard=s1',
                 version='1.81').status_int == 406
 
