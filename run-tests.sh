@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# Set up .venv (if needed) and run the whole test suite with pytest, one
-# worker per core (pytest-xdist; TEST_WORKERS sets another count, 0 runs
-# in this process). Extra arguments go to pytest.
+# Set up .venv (if needed) and run the whole test suite with pytest.
+# Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")"
 VENV=${VENV:-.venv}
@@ -11,4 +10,4 @@ fi
 "$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null
 "$VENV/bin/python" -m pip install -q -r requirements.txt -r test-requirements.txt
 "$VENV/bin/python" -m pip install -q --no-deps -e .
-exec "$VENV/bin/python" -m pytest -n "${TEST_WORKERS:-auto}" "$@"
+exec "$VENV/bin/python" -m pytest "$@"
