@@ -9,13 +9,16 @@ Start (in this order, each step for a reason):
 
 1. join the tooz group, before registering, so that a registered
    conductor that is not a member can be taken for dead;
-2. register the conductor row (online, fresh heartbeat; its id survives
+2. register the conductor row, offline for now (its id survives
    restarts, and allocations refer to it);
 3. release the node locks its previous life may have died holding, and
    those API processes of the previous release left behind (that API
    took node locks itself; from this release on, only conductors do);
-4. resume its own ``allocating`` allocations;
-5. start the RPC server, then the periodic tasks.
+4. start the RPC server, and only then mark the row online: a message
+   sent to a conductor whose queue the broker does not have yet is
+   dropped, so a call the API made in that window would time out;
+5. resume its own ``allocating`` allocations, then start the periodic
+   tasks.
 
 Periodic tasks (intervals in ``[conductor]``, read at start):
 
@@ -78,7 +81,7 @@ class ConductorService(service.Service):
         options = self.conf.conductor
         context = ctx.get_admin_context()
         self.membership.join()
-        self.conductor = self._register(context)
+        self.conductor = self._register(context, online=False)
         released = locking.release_all(context, self.host)
         if released:
             LOG.info('Conductor %s released %d stale node locks',
@@ -90,12 +93,14 @@ class ConductorService(service.Service):
                         released)
         self.manager = manager.ConductorManager(self.conf, self.host,
                                                 self.conductor.id)
-        self.manager.resume(context)
         if self.transport is None:
             self.transport = rpc.get_transport(self.conf)
         self.rpcserver = rpc.get_server(self.transport, self.host,
                                         [self.manager])
         self.rpcserver.start()
+        db_conductors.heartbeat(context, self.host)
+        self.conductor.online = self.conductor.alive = True
+        self.manager.resume(context)
         self.tg.add_timer_args(
             options.heartbeat_interval, self.heartbeat,
             initial_delay=options.heartbeat_interval,
@@ -108,13 +113,14 @@ class ConductorService(service.Service):
         LOG.info('Conductor %s (id %d) started', self.host,
                  self.conductor.id)
 
-    def _register(self, context):
+    def _register(self, context, online=True):
         """Record this conductor, with the hardware types it serves (the
         ``hosts`` of ``/v1/drivers``) and its conductor group."""
         return objects.Conductor.register(
             context, self.host,
             drivers=hardware.enabled_hardware_types(self.conf),
-            conductor_group=self.conf.conductor.conductor_group.lower())
+            conductor_group=self.conf.conductor.conductor_group.lower(),
+            online=online)
 
     # -- periodic tasks ------------------------------------------------------
 

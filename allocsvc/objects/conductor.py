@@ -24,9 +24,10 @@ class Conductor(base.AllocsvcObject):
     })
 
     @classmethod
-    def register(cls, context, hostname, drivers=None, conductor_group=''):
+    def register(cls, context, hostname, drivers=None, conductor_group='',
+                 online=True):
         return cls.from_record(context, db_conductors.register(
-            context, hostname, drivers, conductor_group))
+            context, hostname, drivers, conductor_group, online=online))
 
     @classmethod
     def get(cls, context, hostname, heartbeat_timeout=None):

@@ -56,14 +56,17 @@ def _get(context, hostname):
 
 @db_api.retry_on_deadlock
 @db_api.writer
-def register(context, hostname, drivers=None, conductor_group=''):
-    """Record conductor ``hostname`` as online with a fresh heartbeat,
-    creating its row or reusing the one of its previous life (so its id,
-    which allocations refer to, survives restarts); return it."""
+def register(context, hostname, drivers=None, conductor_group='',
+             online=True):
+    """Record conductor ``hostname`` with a fresh heartbeat, creating its
+    row or reusing the one of its previous life (so its id, which
+    allocations refer to, survives restarts); return it. With
+    ``online=False`` it is recorded but not yet alive: nobody sends it
+    work until ``heartbeat`` marks it online."""
     now = timeutils.utcnow()
     values = {'drivers': list(drivers or []),
               'conductor_group': conductor_group or '',
-              'online': True, 'heartbeat_at': now, 'updated_at': now}
+              'online': online, 'heartbeat_at': now, 'updated_at': now}
     result = context.session.execute(
         _COND.update().where(_COND.c.hostname == hostname).values(**values))
     if result.rowcount != 1:
