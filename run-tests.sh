@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Set up .venv (if needed) and run the whole test suite with pytest.
-# Extra arguments go to pytest.
+# Set up .venv (if needed) and run the whole test suite with pytest, one
+# worker per core (pytest-xdist; TEST_WORKERS sets another count, 0 runs
+# in this process; the integration tests keep to one worker). Extra
+# arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")"
 VENV=${VENV:-.venv}
@@ -10,4 +12,4 @@ fi
 "$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null
 "$VENV/bin/python" -m pip install -q -r requirements.txt -r test-requirements.txt
 "$VENV/bin/python" -m pip install -q --no-deps -e .
-exec "$VENV/bin/python" -m pytest "$@"
+exec "$VENV/bin/python" -m pytest -n "${TEST_WORKERS:-auto}" --dist loadgroup "$@"

@@ -1,5 +1,7 @@
 """Shared pytest fixtures: one database per backend for the whole run."""
 
+import pathlib
+
 import pytest
 
 from allocsvc.common import config
@@ -29,6 +31,19 @@ def get_database(backend):
             other.release()
     db.use()
     return db
+
+
+_INTEGRATION = pathlib.Path(__file__).parent / 'integration'
+
+
+def pytest_collection_modifyitems(config, items):
+    # Under pytest-xdist (--dist loadgroup) the integration tests run one
+    # at a time on one worker: each starts processes with database pools
+    # of their own, and two of them at once exceed PostgreSQL's default
+    # max_connections (100). The other tests share the other workers.
+    for item in items:
+        if _INTEGRATION in item.path.parents:
+            item.add_marker(pytest.mark.xdist_group('integration'))
 
 
 def pytest_sessionfinish(session, exitstatus):
