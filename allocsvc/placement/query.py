@@ -223,7 +223,7 @@ def parse_member_of(values, want, suffix='', limits=NO_LIMITS):
     ``A`` or ``in:A,B`` needs A (or B); ``!A`` and ``!in:A,B`` forbid
     them (microversion 1.32 on). Repeating the parameter ANDs the values
     (1.24 on; before, it is refused), at most ``limits.member_of``
-    times. Repeats of the same value count once.
+    times (every repeat counts; identical sets are kept once).
     """
     if want < MULTIPLE_MEMBER_OF and len(values) > 1:
         raise exception.BadRequest(
