@@ -141,6 +141,40 @@ placement_opts = [
              'many, which bounds the time and memory a request can take. '
              '-1 (or 0), the default, removes the cap: like Placement, a '
              'request without limit gets every candidate.'),
+    # Query limits: the work a read request causes grows with what it
+    # names. These bound it far above what a scheduler sends (nova sends
+    # a few member_of, a few tens of traits and one group per device
+    # or port with a resource request).
+    cfg.IntOpt(
+        'max_request_groups', default=128, min=1,
+        help='The most request groups (the unsuffixed one and each '
+             'resources<S>/required<S>/member_of<S>/in_tree<S> suffix) one '
+             'GET /allocation_candidates may have, and the most '
+             'same_subtree parameters. Nova asks for one group per port or '
+             'device with a resource request; the search for candidates '
+             'grows with the number of groups. More gives a 400.'),
+    cfg.IntOpt(
+        'max_member_of', default=100, min=1,
+        help='How many times one member_of (or member_of<S>) parameter '
+             'may be repeated in GET /resource_providers and GET '
+             '/allocation_candidates (each repeat is one more aggregate '
+             'condition every provider must meet). Nova sends a few. More '
+             'gives a 400.'),
+    cfg.IntOpt(
+        'max_required_traits', default=128, min=1,
+        help='The most traits the required (or required<S>) parameter of '
+             'one request group may name, over all its repeats, forbidden '
+             'traits and in: lists included, in GET /resource_providers and '
+             'GET /allocation_candidates; also the most traits '
+             'root_required may name. Nova sends a few tens at most. More '
+             'gives a 400.'),
+    cfg.IntOpt(
+        'max_in_items', default=1000, min=1,
+        help='The most items one in: (or !in:) list of a member_of or '
+             'required value may hold, in GET /resource_providers and GET '
+             '/allocation_candidates, and the name=in: list of GET '
+             '/traits. Nova lists the aggregates of a project or an '
+             'availability zone this way. More gives a 400.'),
 ]
 
 

@@ -310,16 +310,60 @@ def capacity_filter(rc_id, amount):
                sa.literal(amount) % _INV.c.step_size == 0))
 
 
-def _in_aggregates(uuids):
-    return (sa.select(_RPA.c.resource_provider_id)
+def _aggregate_rows(keys):
+    return (sa.select(_RPA.c.resource_provider_id, _AGG.c.uuid)
             .join(_AGG, _AGG.c.id == _RPA.c.aggregate_id)
-            .where(_AGG.c.uuid.in_(sorted(uuids))))
+            .where(_AGG.c.uuid.in_(keys)))
 
 
-def _with_traits(names):
-    return (sa.select(_RPT.c.resource_provider_id)
+def _trait_rows(keys):
+    return (sa.select(_RPT.c.resource_provider_id, _TRAIT.c.name)
             .join(_TRAIT, _TRAIT.c.id == _RPT.c.trait_id)
-            .where(_TRAIT.c.name.in_(sorted(names))))
+            .where(_TRAIT.c.name.in_(keys)))
+
+
+# Names per IN list: well within every backend's bound-parameter limit.
+_CHUNK = 500
+
+
+def _holders(context, rows_of, names):
+    """{provider id: the names of ``names`` it holds}, from the pairs
+    (provider id, name) ``rows_of(names)`` reads (aggregate uuids or
+    trait names), a few hundred names a statement: a long list never
+    meets a backend's limit on bound parameters."""
+    names = sorted(names)
+    held = {}
+    for start in range(0, len(names), _CHUNK):
+        rows = context.session.execute(
+            rows_of(names[start:start + _CHUNK]))
+        for rp_id, name in rows:
+            found = held.get(rp_id)
+            if found is None:
+                held[rp_id] = {name}
+            else:
+                found.add(name)
+    return held
+
+
+def _meeting(context, rows_of, any_of_sets):
+    """The ids of the providers that hold, for each set of
+    ``any_of_sets``, one of its names at least (``_holders``).
+
+    One condition per set in SQL (a subquery each, ANDed) made the
+    database's planning grow much faster than the number of sets:
+    PostgreSQL took seconds for a hundred and minutes for a few
+    hundred, and SQLite refused deep enough expression trees. Here the
+    work is one pass over the rows read, then over the sets for the
+    providers still eligible, cheapest set first.
+    """
+    held = _holders(context, rows_of, set().union(*any_of_sets))
+    eligible = set(held)
+    for any_of in sorted(any_of_sets, key=len):
+        eligible = {rp_id for rp_id in eligible
+                    if not held[rp_id].isdisjoint(any_of)}
+        if not eligible:
+            break
+    return eligible
 
 
 @db_api.reader
@@ -337,17 +381,29 @@ def list_providers(context, filters):
         if root_id is None:
             return []
         query = query.where(_RP.c.root_provider_id == root_id)
-    for any_of in filters.member_of or ():
-        query = query.where(_RP.c.id.in_(_in_aggregates(any_of)))
+    # Providers outside these sets (or in ``drop``) are left out once
+    # the rows are read.
+    keep = []
+    if filters.member_of:
+        keep.append(_meeting(context, _aggregate_rows, filters.member_of))
+    if filters.required:
+        keep.append(_meeting(context, _trait_rows, filters.required))
+    if any(not ids for ids in keep):
+        return []
+    if keep:
+        # The smallest set is also told to the database, when short,
+        # so that it reads no more providers than needed.
+        fewest = min(keep, key=len)
+        if len(fewest) <= _CHUNK:
+            query = query.where(_RP.c.id.in_(sorted(fewest)))
+    drop = set()
     if filters.forbidden_aggs:
-        query = query.where(
-            _RP.c.id.not_in(_in_aggregates(filters.forbidden_aggs)))
-    for any_of in filters.required or ():
-        query = query.where(_RP.c.id.in_(_with_traits(any_of)))
+        drop.update(_holders(context, _aggregate_rows,
+                             filters.forbidden_aggs))
     if filters.forbidden_traits:
-        query = query.where(
-            _RP.c.id.not_in(_with_traits(filters.forbidden_traits)))
+        drop.update(_holders(context, _trait_rows, filters.forbidden_traits))
     for rc_id, amount in sorted((filters.resources or {}).items()):
         query = query.where(_RP.c.id.in_(capacity_filter(rc_id, amount)))
     rows = context.session.execute(query.order_by(_RP.c.id))
-    return [Provider(row) for row in rows]
+    return [Provider(row) for row in rows if row.id not in drop and
+            all(row.id in ids for ids in keep)]

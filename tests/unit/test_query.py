@@ -156,3 +156,39 @@ def test_parse_in_tree():
     assert _refused(query.parse_in_tree, 'nope') == (
         "Invalid query string parameters: Expected 'in_tree' parameter to "
         "be a format of uuid. Got: nope")
+
+
+LIMITS = query.Limits(groups=2, member_of=2, required_traits=3, in_items=2)
+
+
+@pytest.mark.parametrize('func, args, text', [
+    (query.parse_member_of, ([AGG_A, AGG_B, AGG_A], (1, 39), '1', LIMITS),
+     "Expected at most 2 'member_of1' parameters. Got: 3."),
+    (query.parse_member_of,
+     (['in:%s,%s,%s' % (AGG_A, AGG_B, AGG_A)], (1, 39), '', LIMITS),
+     "Expected at most 2 items in an 'in:' list of 'member_of'. Got: 3."),
+    (query.parse_member_of,
+     (['!in:%s,%s,%s' % (AGG_A, AGG_B, AGG_A)], (1, 39), '', LIMITS),
+     "Expected at most 2 items in an 'in:' list of 'member_of'. Got: 3."),
+    (query.parse_required, (['A,!B', 'C,D'], (1, 39), LIMITS, '_x'),
+     "Expected at most 3 traits in 'required_x'. Got: 4."),
+    (query.parse_required, (['in:A,B,C'], (1, 39), LIMITS),
+     "Expected at most 2 items in an 'in:' list of 'required'. Got: 3."),
+])
+def test_limits_refuse(func, args, text):
+    with pytest.raises(exception.BadRequest) as info:
+        func(*args)
+    assert info.value.message == 'Invalid query string parameters: ' + text
+    assert info.value.error_code == exception.QUERYPARAM_BAD_VALUE
+
+
+def test_limits_allow_up_to_the_bound():
+    assert query.parse_member_of(
+        ['in:%s,%s' % (AGG_A, AGG_B), AGG_A], (1, 39), '', LIMITS) == (
+        [frozenset([AGG_A, AGG_B]), frozenset([AGG_A])], set())
+    # Before 1.39 only the last required counts, so only it is bounded.
+    assert query.parse_required(['A,B,C,D', 'E,F,G'], (1, 38), LIMITS) == (
+        [frozenset('E'), frozenset('F'), frozenset('G')], set())
+    # Identical member_of values are kept once.
+    assert query.parse_member_of([AGG_A, AGG_A], (1, 39), '', LIMITS) == (
+        [frozenset([AGG_A])], set())

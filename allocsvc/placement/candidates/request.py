@@ -77,26 +77,41 @@ def _values(items, key):
     return [v for k, v in items if k == key]
 
 
-def _parse_groups(items, want):
+def _group_values(items, want):
+    """[(prefix, suffix, [values, in order])] of the group parameters of
+    ``items``, in the order of their first appearance, gathered in one
+    pass (looking each key up again in the whole query would cost its
+    length squared)."""
     pattern = _key_pattern(want)
-    groups = {}
-    seen = set()
-    for key, _value in items:
-        match = pattern.match(key)
-        if not match or key in seen:
+    found = {}
+    for key, value in items:
+        values = found.get(key)
+        if values is not None:
+            values[2].append(value)
             continue
-        seen.add(key)
-        prefix, suffix = match.group(1), match.group(2) or ''
-        group = groups.setdefault(suffix, RequestGroup(suffix))
-        values = _values(items, key)
+        match = pattern.match(key)
+        if match:
+            found[key] = (match.group(1), match.group(2) or '', [value])
+    return list(found.values())
+
+
+def _parse_groups(items, want, limits):
+    params = _group_values(items, want)
+    query.check_count(limits.groups, len({p[1] for p in params}),
+                      'request groups')
+    groups = {}
+    for prefix, suffix, values in params:
+        group = groups.get(suffix)
+        if group is None:
+            group = groups[suffix] = RequestGroup(suffix)
         if prefix == 'resources':
             group.resources = query.parse_resources(values[-1])
         elif prefix == 'required':
             group.required, group.forbidden = query.parse_required(
-                values, want)
+                values, want, limits, suffix)
         elif prefix == 'member_of':
             group.member_of, group.forbidden_aggs = query.parse_member_of(
-                values, want, suffix)
+                values, want, suffix, limits)
         else:
             group.in_tree = query.parse_in_tree(values[-1])
     return groups
@@ -162,7 +177,7 @@ def _check_conflicts(groups):
             'following traits keys: %s' % ', '.join(sorted(conflicts)))
 
 
-def _parse_wide(items, want):
+def _parse_wide(items, want, limits):
     wide = RequestWide()
     limit = _values(items, 'limit')
     if limit:
@@ -178,6 +193,9 @@ def _parse_wide(items, want):
                 "Query parameter 'root_required' may be specified only "
                 "once.", error_code=exception.QUERYPARAM_DUPLICATE_KEY)
         # root_required has no any-of form.
+        query.check_count(limits.required_traits,
+                          root_required[0].count(',') + 1,
+                          "traits in 'root_required'")
         required, forbidden = query.parse_traits(
             root_required[0], allow_forbidden=True, allow_any_of=False)
         names = {n for any_of in required for n in any_of}
@@ -188,7 +206,10 @@ def _parse_wide(items, want):
                 'root_required: %s' % ', '.join(sorted(conflicts)),
                 error_code=exception.QUERYPARAM_BAD_VALUE)
         wide.root_required, wide.root_forbidden = names, forbidden
-    for value in _values(items, 'same_subtree'):
+    same_subtrees = _values(items, 'same_subtree')
+    query.check_count(limits.groups, len(same_subtrees),
+                      "'same_subtree' parameters")
+    for value in same_subtrees:
         suffixes = {s.strip() for s in value.split(',')}
         if '' in suffixes:
             raise exception.BadRequest(
@@ -198,12 +219,12 @@ def _parse_wide(items, want):
     return wide
 
 
-def parse(items, want):
+def parse(items, want, limits=query.NO_LIMITS):
     """(groups {suffix: RequestGroup}, RequestWide) from the query
     ``items`` at microversion ``want``; BadRequest for what Placement
-    refuses."""
-    wide = _parse_wide(items, want)
-    groups = _parse_groups(items, want)
+    refuses, and for a query naming more than ``limits`` allow."""
+    wide = _parse_wide(items, want, limits)
+    groups = _parse_groups(items, want, limits)
     if want >= SAME_SUBTREE_VERSION:
         _check_resourceless(groups, wide.same_subtrees)
     else:

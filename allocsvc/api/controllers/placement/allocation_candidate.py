@@ -5,6 +5,7 @@ from allocsvc.api.controllers.placement.schemas import allocation_candidate \
 from allocsvc.api.controllers.placement import util
 from allocsvc.placement import candidates
 from allocsvc.placement.candidates import request
+from allocsvc.placement import query
 
 
 def _allocation_requests(req, result):
@@ -56,7 +57,8 @@ def list_allocation_candidates(req):
     context = util.authorize(req, 'placement:allocation_candidates:list')
     want = util.want_version(req)
     util.validate_query(req, schema.get_schema(want), multi=set(req.GET))
-    groups, wide = request.parse(list(req.GET.items()), want)
+    groups, wide = request.parse(list(req.GET.items()), want,
+                                 query.Limits.from_conf(util.conf(req)))
     with candidates.gc_paused():
         result = candidates.find(
             context, groups, wide, limit=_limit(req, wide),

@@ -97,15 +97,16 @@ def _list_filters(req, context):
     if want >= (1, 18):
         multi.add('required')
     params = util.validate_query(req, schema.list_schema(want), multi=multi)
+    limits = query.Limits.from_conf(util.conf(req))
     filters = providers.ListFilters(name=params.get('name'),
                                     uuid=params.get('uuid'),
                                     in_tree=params.get('in_tree'))
     if 'member_of' in params:
         filters.member_of, filters.forbidden_aggs = query.parse_member_of(
-            params['member_of'], want)
+            params['member_of'], want, limits=limits)
     if 'required' in params:
         filters.required, filters.forbidden_traits = query.parse_required(
-            params['required'], want)
+            params['required'], want, limits)
         unknown = traits.get_missing(context, query.all_trait_names(
             filters.required, filters.forbidden_traits))
         if unknown:

@@ -9,6 +9,7 @@ from oslo_utils import timeutils
 from allocsvc.api.controllers.placement.schemas import trait as schema
 from allocsvc.api.controllers.placement import util
 from allocsvc.common import exception
+from allocsvc.placement import query
 from allocsvc.placement import traits
 
 # The provider generation is a 32-bit column: a value outside this range
@@ -16,11 +17,14 @@ from allocsvc.placement import traits
 _GENERATION_RANGE = (-2 ** 31, 2 ** 31 - 1)
 
 
-def parse_name_filter(value):
+def parse_name_filter(value, max_items=None):
     """The ``name`` query parameter of GET /traits -> {'names': [...]}
-    for ``in:A,B`` or {'prefix': P} for ``startswith:P``."""
+    for ``in:A,B`` (at most ``max_items`` names) or {'prefix': P} for
+    ``startswith:P``."""
     op, sep, arg = value.partition(':')
     if sep and op == 'in':
+        query.check_count(max_items, arg.count(',') + 1,
+                          "items in an 'in:' list of 'name'")
         return {'names': [n.strip() for n in arg.split(',') if n.strip()]}
     if sep and op == 'startswith':
         return {'prefix': arg}
@@ -66,7 +70,8 @@ def list_traits(req):
     params = util.validate_query(req, schema.LIST_QUERY)
     filters = {}
     if 'name' in params:
-        filters.update(parse_name_filter(params['name']))
+        filters.update(parse_name_filter(
+            params['name'], util.conf(req).placement.max_in_items))
     if 'associated' in params:
         filters['associated'] = parse_associated(params['associated'])
     found = traits.list_traits(context, **filters)
