@@ -38,6 +38,7 @@ import threading
 import time
 
 import futurist
+import kombu.exceptions
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
@@ -52,6 +53,12 @@ LOG = logging.getLogger(__name__)
 # request waits for its own, see ``_bounded``): as many as requests of
 # one process may send at once; more wait for a free one.
 SENDER_THREADS = 64
+
+# What sending raises when the broker cannot be reached: oslo.messaging's
+# own error once its retries are spent, or, when its pool opens a new
+# connection, kombu's or the socket's own.
+BROKER_DOWN = (messaging.MessageDeliveryFailure, kombu.exceptions.KombuError,
+               OSError)
 
 # Seconds the API reuses the list of live conductors it read.
 ALIVE_CACHE_S = 1.0
@@ -156,7 +163,7 @@ class ConductorAPI:
             self._bounded(options.conductor_handover_timeout, cctxt.cast,
                           context, 'create_allocation',
                           allocation=allocation)
-        except messaging.MessagingException as exc:
+        except (messaging.MessagingException,) + BROKER_DOWN as exc:
             LOG.warning('Could not send allocation %s to conductor %s (%s); '
                         'the conductor will start it from the database',
                         allocation.uuid, hostname, exc)
@@ -191,7 +198,9 @@ class ConductorAPI:
         except messaging.MessagingTimeout:
             raise exception.NoConductorAvailable(
                 'conductor %s did not answer in time' % hostname)
-        except messaging.MessageDeliveryFailure:
+        except BROKER_DOWN as exc:
+            LOG.warning('Could not send %s to conductor %s: %s', method,
+                        hostname, exc)
             raise exception.NoConductorAvailable(
                 'the message broker cannot be reached')
 

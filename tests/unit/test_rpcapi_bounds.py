@@ -18,6 +18,7 @@ asserted beyond "within the configured bound plus a margin".
 import threading
 import time
 
+import kombu.exceptions
 import oslo_messaging as messaging
 import pytest
 
@@ -45,6 +46,11 @@ class _Broker:
     def _act(self, method):
         if self.behaviour == 'refuse':
             raise messaging.MessageDeliveryFailure('broker unreachable')
+        if self.behaviour == 'refuse to connect':
+            # What the connection pool lets through when it cannot open
+            # a new connection.
+            raise kombu.exceptions.OperationalError(
+                '[Errno 111] Connection refused')
         if self.behaviour == 'hang':
             self.release.wait(60)
         if self.behaviour == 'conductor error':
@@ -97,8 +103,9 @@ def test_cast_the_broker_does_not_take_is_given_up(api):
     assert took < 0.5 + MARGIN
 
 
-def test_cast_the_broker_refuses_is_given_up(api):
-    api.client.behaviour = 'refuse'
+@pytest.mark.parametrize('behaviour', ['refuse', 'refuse to connect'])
+def test_cast_the_broker_refuses_is_given_up(api, behaviour):
+    api.client.behaviour = behaviour
     assert api.create_allocation(None, _Allocation(), 'c1') is False
 
 
@@ -116,8 +123,9 @@ def test_call_timeout_is_capped_by_rpc_response_timeout(api):
     assert api.client.prepared[0]['timeout'] == 2
 
 
-def test_call_the_broker_refuses_is_503(api):
-    api.client.behaviour = 'refuse'
+@pytest.mark.parametrize('behaviour', ['refuse', 'refuse to connect'])
+def test_call_the_broker_refuses_is_503(api, behaviour):
+    api.client.behaviour = behaviour
     exc, _took = _timed(api._call, None, 'c1', '1.1', 'update_node')
     assert isinstance(exc, exception.NoConductorAvailable)
     assert exc.status == 503
