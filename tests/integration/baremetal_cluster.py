@@ -198,9 +198,45 @@ class Cluster(processes.ProcessGroup):
                 status = None
             if status == 200 and sum(
                     c['alive'] for c in body['conductors']) >= conductors:
-                return
+                break
             time.sleep(0.3)
-        raise RuntimeError('not ready\n' + self.output())
+        else:
+            raise RuntimeError('not ready\n' + self.output())
+        if getattr(self, 'hosts', None):
+            self.wait_rpc_servers(deadline)
+
+    def wait_rpc_servers(self, deadline):
+        """Until every conductor answers an RPC call: a heartbeat only
+        says it registered, not that its RPC server consumes yet (a
+        message sent before is lost). The call renames an allocation
+        that does not exist; any answer will do."""
+        from allocsvc.common import context
+        from allocsvc.common import exception
+        from allocsvc.common import rpc
+        from allocsvc.conductor import rpcapi
+        from tests import conftest
+        conf = conftest.make_conf(conductor_call_timeout=2.0)
+        conf.set_override('transport_url', self.transport_url)
+        conf.set_override('control_exchange', self.exchange)
+        client = rpcapi.ConductorAPI(conf)
+        admin = context.get_admin_context()
+        try:
+            for host in self.hosts:
+                while True:
+                    try:
+                        client._call(admin, host, '1.1', 'update_allocation',
+                                     allocation_id=0, changes={})
+                    except exception.NoConductorAvailable:
+                        self.check_running()
+                        if time.time() > deadline:
+                            raise RuntimeError('%s does not answer RPC\n%s'
+                                               % (host, self.output()))
+                        continue
+                    except rpc.RemoteAllocsvcError:
+                        pass
+                    break
+        finally:
+            client.transport.cleanup()
 
 
 def enrol(client, count, resource_class, traits=(), threads=16):

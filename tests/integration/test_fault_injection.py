@@ -5,8 +5,9 @@ MariaDB, over RabbitMQ reached through a TCP proxy the test cuts.
 Each scenario runs while 24 client threads each loop: POST
 /v1/allocations (with a UUID of their own, so that a refused one can be
 looked for), poll it until it is ``active`` or ``error``, DELETE it
-(after a 503, again before its next POST, and at the end until done).
-The faults:
+(after a 503, again before its next POST, and at the end until done;
+a 404 to a DELETE of an allocation just seen final is its own earlier
+DELETE's doing). The faults:
 
 * the broker is cut (every connection closed, new ones refused) for 10
   seconds, then restored: allocations are still accepted (201
@@ -40,12 +41,7 @@ import pymysql
 import pytest
 import sqlalchemy as sa
 
-from allocsvc.common import context as ctx
-from allocsvc.common import exception
-from allocsvc.common import rpc
-from allocsvc.conductor import rpcapi
 from tests import backends
-from tests import conftest
 from tests.integration import baremetal_cluster as cluster_mod
 from tests.integration import tcp_proxy
 
@@ -85,35 +81,8 @@ def cluster(request, tmp_path_factory):
     request.addfinalizer(cluster.stop)
     cluster.proxy = proxy
     cluster.db_url = url
-    _wait_for_rpc_servers(cluster)
     cluster.nodes = cluster_mod.enrol(cluster.client, NODES, RC)
     return cluster
-
-
-def _wait_for_rpc_servers(cluster, timeout=60):
-    """Until every conductor answers an RPC call (renaming an allocation
-    that does not exist: what matters is that its server consumes)."""
-    conf = conftest.make_conf(conductor_call_timeout=2.0)
-    conf.set_override('transport_url', cluster_mod.RABBIT)
-    conf.set_override('control_exchange', cluster.exchange)
-    client = rpcapi.ConductorAPI(conf)
-    context = ctx.get_admin_context()
-    try:
-        for host in cluster.hosts:
-            deadline = time.time() + timeout
-            while True:
-                try:
-                    client._call(context, host, '1.1', 'update_allocation',
-                                 allocation_id=0, changes={})
-                except exception.NoConductorAvailable:
-                    cluster.check_running()
-                    assert time.time() < deadline, cluster.output()
-                    continue
-                except rpc.RemoteAllocsvcError:
-                    pass
-                break
-    finally:
-        client.transport.cleanup()
 
 
 # -- the load -----------------------------------------------------------------
@@ -133,9 +102,8 @@ class Load:
         self.lock = threading.Lock()
         self.requests = []      # Request
         self.created = set()    # UUIDs answered 201
-        self.refused = set()    # UUIDs of POSTs not answered 201
+        self.refused = {}       # UUID -> answer of a POST not 201
         self.deleted = set()
-        self.refused_deletes = set()    # UUIDs whose DELETE had a 503
         self.stuck = []
         self.stopping = threading.Event()
         self.threads = [threading.Thread(target=self._client, daemon=True)
@@ -173,7 +141,7 @@ class Load:
                 'uuid': ident, 'resource_class': RC})
             if status != 201:
                 with self.lock:
-                    self.refused.add(ident)
+                    self.refused[ident] = (status, doc)
                 time.sleep(0.2)
                 continue
             with self.lock:
@@ -211,16 +179,14 @@ class Load:
         deadline = None
         while True:
             status, _doc = self._request('DELETE', path)
-            # A DELETE answered 503 before may have reached its
-            # conductor after all.
-            if status == 204 or (status == 404 and
-                                 ident in self.refused_deletes):
+            # The allocation was there a moment ago (final, so nobody
+            # else deletes it): a 404 means this client's DELETE did it
+            # -- one answered 503 before, or one whose database commit
+            # was answered by a lost connection and retried.
+            if status in (204, 404):
                 with self.lock:
                     self.deleted.add(ident)
                 return True
-            if status == 503:
-                with self.lock:
-                    self.refused_deletes.add(ident)
             if not patient:
                 return False
             if self.stopping.is_set() and deadline is None:
@@ -307,7 +273,8 @@ def _check_database(cluster, load):
     by_id = {a.id: a for a in allocations}
     uuids = {a.uuid for a in allocations}
     # A POST that was not answered 201 left nothing.
-    assert not uuids & load.refused, uuids & load.refused
+    left = uuids & set(load.refused)
+    assert not left, [load.refused[ident] for ident in left]
     assert not [a for a in allocations if a.state == 'allocating']
     bound = [a.node_id for a in allocations if a.node_id is not None]
     assert len(bound) == len(set(bound)), 'a node in two allocations'
@@ -339,6 +306,8 @@ def test_broker_cut(cluster):
     assert accepted, 'no allocation was accepted during the cut'
 
 
+# Needs lost database connections retried, and a retried insert whose
+# commit did happen not to answer 409 for the caller's own allocation.
 @pytest.mark.xfail(reason='a lost database connection is still a 500 '
                           'until disconnects are retried', strict=False)
 def test_database_connections_killed(cluster):
