@@ -26,8 +26,10 @@ wait is bounded); none lost (each 201 one is found, or was deleted by
 its client) and nothing left of a refused one; in the database no node
 bound twice, and each binding consistent on both sides.
 
-The conductors answer an RPC before the load starts (a heartbeat alone
-does not mean their RPC servers consume yet). With CI=true a missing
+The scenarios share one cluster and run in this order (the killed
+conductor stays dead). The conductors answer an RPC before the load
+starts (a heartbeat alone does not mean their RPC servers consume
+yet). With CI=true a missing
 MariaDB, RabbitMQ or Redis fails the test instead of skipping it.
 """
 
