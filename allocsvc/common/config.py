@@ -82,6 +82,42 @@ api_opts = [
         help='The mode a new port group of the bare-metal API gets when '
              'its creator names none (a Linux bonding mode, as Ironic\'s '
              'option of that name).'),
+    cfg.IntOpt(
+        'conductor_send_retries', default=1, min=0,
+        help='How many times a request of the bare-metal API connects to '
+             'the message broker again when the connection fails while it '
+             'sends a message to a conductor. Each try waits longer '
+             '([oslo_messaging_rabbit] kombu_reconnect_delay plus '
+             'rabbit_retry_interval, growing by rabbit_retry_backoff): '
+             'with those options\' defaults, 0 gives up at once, 1 after '
+             'about 2 seconds and 2 after about 6. A write that needs an '
+             'answer from a conductor is then answered 503; a new '
+             'allocation is answered as usual (see '
+             'conductor_handover_timeout).'),
+    cfg.FloatOpt(
+        'conductor_handover_timeout', default=3.0, min=0.1,
+        help='The most seconds POST /v1/allocations waits for the message '
+             'broker to take the message that hands a new allocation to '
+             'its conductor. The allocation is written to the database '
+             '(state "allocating", owned by a live conductor) before: if '
+             'the message cannot be sent in time, the request still '
+             'answers 201 with the allocation "allocating", and its '
+             'conductor, which needs no message for that, starts it from '
+             'the database at one of its next [conductor] '
+             'resume_allocations_interval checks. Only when no conductor '
+             'is alive is the request refused (503), with nothing '
+             'written.'),
+    cfg.FloatOpt(
+        'conductor_call_timeout', default=30.0, min=0.1,
+        help='The most seconds a write of the bare-metal API that needs '
+             'an answer from a conductor (changes to nodes, ports, port '
+             'groups, traits and states; deleting or renaming an '
+             'allocation; a backfill) waits for the message broker and '
+             'the conductor together; it is answered 503 after that. The '
+             'message itself expires after [DEFAULT] rpc_response_timeout '
+             'or this, whichever is shorter, so a conductor does not act '
+             'on a request its client was already told failed, unless it '
+             'took it just before. Reads never wait on the broker.'),
 ]
 
 placement_opts = [
@@ -264,6 +300,16 @@ conductor_opts = [
              'restarts those a live conductor has left unfinished for '
              'stuck_allocation_timeout, and starts this conductor\'s own '
              'allocations that found no free worker. 0 disables it.'),
+    cfg.FloatOpt(
+        'resume_allocations_interval', default=5.0, min=0,
+        help='Seconds between two runs of the periodic check that starts '
+             'the "allocating" allocations this conductor owns but does '
+             'not run, and that were written at least that long ago: '
+             'those whose message from the API was lost, for example '
+             'while the message broker was unreachable (the API answered '
+             '201 all the same). Keep it short, so that they finish soon '
+             'after the broker is back; each run is one indexed query. 0 '
+             'leaves them to check_allocations_interval.'),
     cfg.FloatOpt(
         'stuck_allocation_timeout', default=120.0, min=0.1,
         help='An allocation that a live conductor has left "allocating" '

@@ -359,15 +359,22 @@ class ConductorManager:
 
     # -- ownership -----------------------------------------------------------
 
-    def resume(self, context):
+    def resume(self, context, older_than=None):
         """Start every ``allocating`` allocation this conductor owns that
         is not queued here: at start-up (its previous life's), and
         periodically (those that found the pool full, or whose cast was
-        lost). Returns how many were started."""
+        lost). ``older_than``: only those not written for that many
+        seconds (the cast of a newer one may still be on its way).
+        Returns how many were started."""
         started = 0
         running = self.in_flight()
-        for allocation in db_allocations.list_allocating_of(
-                context, self.conductor_id):
+        if older_than is None:
+            owned = db_allocations.list_allocating_of(context,
+                                                      self.conductor_id)
+        else:
+            owned = db_allocations.list_stuck(context, older_than,
+                                              self.conductor_id)
+        for allocation in owned:
             if allocation.id in running:
                 continue
             if not self.spawn(allocation.id):

@@ -14,6 +14,17 @@ any live conductor. Errors of a call come back as the allocsvc
 exceptions the conductor raised (see ``allocsvc.common.rpc``); a
 conductor that does not answer in time is NoConductorAvailable (503).
 
+Nothing here waits on the message broker without a bound: while it is
+unreachable, oslo.messaging would reconnect for ever (or, with
+``retry``, for seconds per message) in the request's thread. Messages
+are sent with ``[api] conductor_send_retries`` and from a pool of
+sender threads, and the request waits for its message at most ``[api]
+conductor_handover_timeout`` (a cast: the allocation stays in the
+database for its conductor's periodic check, and the request answers as
+usual) or ``[api] conductor_call_timeout`` (a call: 503). A message
+still waiting for a sender thread when its request gives up is never
+sent; one being sent may still arrive, as with any RPC timeout.
+
 Versions: ``ConductorAPI.RPC_API_VERSION`` is the newest version the
 client speaks; it moves with ``manager.RPC_API_VERSION``. Each method
 sends the version it appeared in, so conductors of an older release
@@ -21,9 +32,13 @@ answer what they know; ``[conductor] rpc_version_cap`` keeps the client
 from sending newer ones (ConductorTooOld, 503) while they run.
 """
 
+import concurrent.futures
 import random
+import threading
 import time
 
+import futurist
+import kombu.exceptions
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
@@ -34,10 +49,16 @@ from allocsvc.conductor import hash_ring
 
 LOG = logging.getLogger(__name__)
 
-# How many times a cast is re-sent while the broker is unreachable
-# before the API gives up on it (the periodic check then takes over);
-# oslo.messaging would otherwise retry for ever and hang the request.
-CAST_RETRY = 2
+# Threads of an API process that send messages to the conductors (each
+# request waits for its own, see ``_bounded``): as many as requests of
+# one process may send at once; more wait for a free one.
+SENDER_THREADS = 64
+
+# What sending raises when the broker cannot be reached: oslo.messaging's
+# own error once its retries are spent, or, when its pool opens a new
+# connection, kombu's or the socket's own.
+BROKER_DOWN = (messaging.MessageDeliveryFailure, kombu.exceptions.KombuError,
+               OSError)
 
 # Seconds the API reuses the list of live conductors it read.
 ALIVE_CACHE_S = 1.0
@@ -68,6 +89,26 @@ class ConductorAPI:
         # (time.monotonic() when read, [live conductors]), see
         # ``live_conductors``.
         self._alive = None
+        self._senders = None
+        self._senders_lock = threading.Lock()
+
+    def _bounded(self, timeout, function, *args, **kwargs):
+        """``function(*args, **kwargs)`` in a sender thread; its result
+        or exception if it ends within ``timeout`` seconds, else
+        MessagingTimeout (it is dropped if it has not started yet)."""
+        with self._senders_lock:
+            if self._senders is None:
+                self._senders = futurist.ThreadPoolExecutor(
+                    max_workers=SENDER_THREADS)
+            senders = self._senders
+        future = senders.submit(function, *args, **kwargs)
+        try:
+            return future.result(timeout)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise messaging.MessagingTimeout(
+                'the message could not be sent and answered within %s '
+                'seconds' % timeout)
 
     def live_conductors(self, context, fresh=False):
         """The conductors that are alive (heartbeat within ``[conductor]
@@ -110,17 +151,24 @@ class ConductorAPI:
 
     def create_allocation(self, context, allocation, hostname):
         """Hand the (already written) ``allocation`` to conductor
-        ``hostname``. Returns None, also when the message could not be
-        sent: the allocation is in the database, owned by that conductor,
-        whose periodic check or whose successor will run it."""
+        ``hostname``, waiting at most ``[api] conductor_handover_timeout``
+        for the broker. Returns True if the message was sent, False if
+        it could not be in time: the allocation is in the database, owned
+        by that conductor, whose periodic check (``[conductor]
+        resume_allocations_interval``) or whose successor will run it."""
+        options = self.conf.api
         cctxt = self.client.prepare(server=hostname, version='1.0',
-                                    retry=CAST_RETRY)
+                                    retry=options.conductor_send_retries)
         try:
-            cctxt.cast(context, 'create_allocation', allocation=allocation)
-        except messaging.MessagingException as exc:
+            self._bounded(options.conductor_handover_timeout, cctxt.cast,
+                          context, 'create_allocation',
+                          allocation=allocation)
+        except (messaging.MessagingException,) + BROKER_DOWN as exc:
             LOG.warning('Could not send allocation %s to conductor %s (%s); '
-                        'it will be picked up by a periodic check',
+                        'the conductor will start it from the database',
                         allocation.uuid, hostname, exc)
+            return False
+        return True
 
     @rpc.rebuild_errors
     def backfill_allocation(self, context, values, node_id, hostname):
@@ -136,14 +184,25 @@ class ConductorAPI:
 
     def _call(self, context, hostname, version, method, **kwargs):
         """Call ``method`` (of RPC API ``version``) on conductor
-        ``hostname``; NoConductorAvailable if it does not answer in
-        time."""
-        cctxt = self.client.prepare(server=hostname, version=version)
+        ``hostname``; NoConductorAvailable if the broker cannot take the
+        message (``[api] conductor_send_retries``) or the conductor does
+        not answer within ``[api] conductor_call_timeout``."""
+        bound = self.conf.api.conductor_call_timeout
+        cctxt = self.client.prepare(
+            server=hostname, version=version,
+            retry=self.conf.api.conductor_send_retries,
+            timeout=min(bound, self.conf.rpc_response_timeout))
         try:
-            return cctxt.call(context, method, **kwargs)
+            return self._bounded(bound, cctxt.call, context, method,
+                                 **kwargs)
         except messaging.MessagingTimeout:
             raise exception.NoConductorAvailable(
                 'conductor %s did not answer in time' % hostname)
+        except BROKER_DOWN as exc:
+            LOG.warning('Could not send %s to conductor %s: %s', method,
+                        hostname, exc)
+            raise exception.NoConductorAvailable(
+                'the message broker cannot be reached')
 
     def _call_version(self, context, version, method, prefer=None,
                       **kwargs):

@@ -30,6 +30,11 @@ Periodic tasks (intervals in ``[conductor]``, read at start):
   than ``heartbeat_timeout``, unregistered, or out of the tooz group)
   and those stuck under a live one for ``stuck_allocation_timeout``;
   start own allocations that found the pool full.
+* ``resume_lost`` (``resume_allocations_interval``, 0 disables): start
+  own ``allocating`` allocations not running here and written at least
+  one interval ago -- those the API wrote but could not send, while the
+  broker was unreachable. It runs more often than the check above, so
+  that they finish soon after the broker is back.
 
 Stop: the RPC server first (no new work), then the timers, then the
 pool (running allocations finish, queued ones stay ``allocating`` for
@@ -105,6 +110,11 @@ class ConductorService(service.Service):
             options.heartbeat_interval, self.heartbeat,
             initial_delay=options.heartbeat_interval,
             stop_on_exception=False)
+        if options.resume_allocations_interval:
+            self.tg.add_timer_args(
+                options.resume_allocations_interval, self.resume_lost,
+                initial_delay=options.resume_allocations_interval,
+                stop_on_exception=False)
         if options.check_allocations_interval:
             self.tg.add_timer_args(
                 options.check_allocations_interval, self.check_allocations,
@@ -134,6 +144,13 @@ class ConductorService(service.Service):
             self.conductor = self._register(context)
             self.manager.conductor_id = self.conductor.id
         self.membership.ensure_member()
+
+    def resume_lost(self):
+        """Start own allocations whose message never came (see
+        ``manager.resume``); returns how many were started."""
+        return self.manager.resume(
+            ctx.get_admin_context(),
+            older_than=self.conf.conductor.resume_allocations_interval)
 
     def dead_conductors(self, context):
         """The other conductors taken for dead now: ``(by_database,

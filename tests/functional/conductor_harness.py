@@ -40,6 +40,7 @@ def make_conf(**conductor):
     conf.set_override('control_exchange', 'test_%s' % uuid.uuid4().hex)
     conf.set_override('executor_thread_pool_size', 8)
     settings = dict(heartbeat_interval=3600, check_allocations_interval=0,
+                    resume_allocations_interval=0,
                     node_locked_retry_interval=0.01)
     settings.update(conductor)
     for name, value in settings.items():

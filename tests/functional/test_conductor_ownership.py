@@ -14,6 +14,10 @@ Scenarios:
   dead ones' node locks are released;
 * an allocation stuck ``allocating`` under a live conductor past
   ``stuck_allocation_timeout`` is taken over and finished;
+* an allocation whose cast was lost (the broker was down when the API
+  wrote it) is started by its own conductor's short periodic check once
+  it is older than that check's interval, the newer ones being left to
+  their cast; the timer runs it by itself;
 * a conductor that stops finishes what runs, leaves what waits, and
   unregisters: another takes the rest over at once;
 * with tooz, a conductor whose row looks alive but who is not in the
@@ -178,6 +182,31 @@ def test_stuck_under_a_live_conductor_is_taken_over(harness):
     record = harness.get(fresh.id)
     assert record.state == states.ALLOCATING
     assert record.conductor_affinity == live.id
+
+
+def test_lost_cast_is_resumed_by_its_conductor(harness):
+    conf = harness.make_conf(resume_allocations_interval=60)
+    svc = harness.start_conductor(conf=conf)
+    harness.nodes(2)
+    fresh = harness.write_allocation(svc.conductor_id)
+    lost = harness.write_allocation(svc.conductor_id)
+    _age(harness.context, models.baremetal_allocations, lost.id, 120,
+         'created_at')
+
+    assert svc.resume_lost() == 1
+    assert harness.final(lost.id).state == states.ACTIVE
+    # Its cast may still be on its way: left alone.
+    assert harness.get(fresh.id).state == states.ALLOCATING
+
+
+def test_resume_timer_finishes_lost_casts(harness):
+    conf = harness.make_conf(resume_allocations_interval=0.2)
+    svc = harness.start_conductor(conf=conf)
+    harness.nodes(1)
+    lost = harness.write_allocation(svc.conductor_id)
+    final = harness.final(lost.id)
+    assert final.state == states.ACTIVE
+    assert final.conductor_affinity == svc.conductor_id
 
 
 def test_stop_hands_waiting_work_over(harness, monkeypatch):

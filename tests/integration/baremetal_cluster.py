@@ -121,12 +121,18 @@ class Client:
 class Cluster(processes.ProcessGroup):
     """``conductors`` conductor processes + gunicorn API on ``db_url``
     over RabbitMQ; or, with ``db_url=None``, ``allocsvc-all`` on a SQLite
-    file in ``workdir``; the conductors allocate through ``backend``."""
+    file in ``workdir``; the conductors allocate through ``backend``.
+    ``transport_url``: the broker's (a proxy's, to cut it); ``extra``:
+    more configuration, ``{section: {option: value}}``, for every
+    process."""
 
     def __init__(self, workdir, db_url=None, conductors=3, workers=2,
-                 threads=8, backend='database'):
+                 threads=8, backend='database', transport_url=RABBIT,
+                 extra=None):
         super().__init__(pathlib.Path(workdir))
         self.backend = backend
+        self.transport_url = transport_url
+        self.extra = extra or {}
         if db_url is None:
             self._start_embedded()
         else:
@@ -149,17 +155,23 @@ class Cluster(processes.ProcessGroup):
         # RabbitMQ queues are named after the topic and the host, not the
         # exchange: unique host names keep concurrent runs apart.
         run = uuid.uuid4().hex[:8]
+        self.exchange = 'allocsvc_test_%s' % run
         self.hosts = ['conductor-%d-%s' % (i, run) for i in range(conductors)]
         # Heartbeats arrive seconds late on a loaded 2-core machine: a
         # shorter timeout would declare live conductors dead.
         common = ('[DEFAULT]\ntransport_url = %s\ncontrol_exchange = '
-                  'allocsvc_test_%s\n[database]\nconnection = %s\n'
+                  '%s\n[database]\nconnection = %s\n'
                   'max_pool_size = 10\n'
                   '[conductor]\nheartbeat_interval = 1\n'
                   'heartbeat_timeout = 10\ncheck_allocations_interval = 1\n'
                   'coordination_backend_url = %s\n'
                   'allocation_backend = %s\n'
-                  % (RABBIT, run, db_url, REDIS, self.backend))
+                  % (self.transport_url, self.exchange, db_url, REDIS,
+                     self.backend))
+        # Later lines of a section win in oslo.config.
+        for section, options in self.extra.items():
+            common += '[%s]\n' % section + ''.join(
+                '%s = %s\n' % item for item in options.items())
         for i, host in enumerate(self.hosts):
             conf = self.workdir / ('conductor-%d.conf' % i)
             conf.write_text(common.replace(
@@ -186,9 +198,45 @@ class Cluster(processes.ProcessGroup):
                 status = None
             if status == 200 and sum(
                     c['alive'] for c in body['conductors']) >= conductors:
-                return
+                break
             time.sleep(0.3)
-        raise RuntimeError('not ready\n' + self.output())
+        else:
+            raise RuntimeError('not ready\n' + self.output())
+        if getattr(self, 'hosts', None):
+            self.wait_rpc_servers(deadline)
+
+    def wait_rpc_servers(self, deadline):
+        """Until every conductor answers an RPC call: a heartbeat only
+        says it registered, not that its RPC server consumes yet (a
+        message sent before is lost). The call renames an allocation
+        that does not exist; any answer will do."""
+        from allocsvc.common import context
+        from allocsvc.common import exception
+        from allocsvc.common import rpc
+        from allocsvc.conductor import rpcapi
+        from tests import conftest
+        conf = conftest.make_conf(conductor_call_timeout=2.0)
+        conf.set_override('transport_url', self.transport_url)
+        conf.set_override('control_exchange', self.exchange)
+        client = rpcapi.ConductorAPI(conf)
+        admin = context.get_admin_context()
+        try:
+            for host in self.hosts:
+                while True:
+                    try:
+                        client._call(admin, host, '1.1', 'update_allocation',
+                                     allocation_id=0, changes={})
+                    except exception.NoConductorAvailable:
+                        self.check_running()
+                        if time.time() > deadline:
+                            raise RuntimeError('%s does not answer RPC\n%s'
+                                               % (host, self.output()))
+                        continue
+                    except rpc.RemoteAllocsvcError:
+                        pass
+                    break
+        finally:
+            client.transport.cleanup()
 
 
 def enrol(client, count, resource_class, traits=(), threads=16):

@@ -15,9 +15,15 @@ Creating persists intent, then hands over: the API picks a live
 conductor, inserts the row (``allocating``, owned by that conductor) and
 casts the work to it; a backfill is one RPC call that the conductor
 answers with the allocation already ``active``, or with an error and no
-row. Reads go through ``allocsvc.objects``; PATCH and DELETE are RPC
-calls to a conductor, which deletes under the node's lock, as Ironic's
-conductor does.
+row. The broker never holds a creation up for long: if the cast cannot
+be sent within ``[api] conductor_handover_timeout`` (the broker is
+down), the answer is the same 201 with the allocation ``allocating`` --
+which is all Ironic's answer ever promises -- and the owner starts it
+from the database (``[conductor] resume_allocations_interval``) once the
+broker is back; only when no conductor is alive at all is it a 503,
+with nothing written. Reads go through ``allocsvc.objects`` and never
+touch the broker; PATCH and DELETE are RPC calls to a conductor, which
+deletes under the node's lock, as Ironic's conductor does.
 
 Where Ironic misbehaves (see the reference), this module answers 4xx
 instead: a ``uuid`` that is not a UUID, an empty ``name``, a backfill
@@ -179,8 +185,10 @@ def _backfill_node(ident):
 
 def _hand_over(ctx, rpcapi, values):
     """Insert the allocation as the chosen conductor's and cast it the
-    work. If the cast fails, the row is withdrawn: nothing is left
-    ``allocating`` without a conductor that knows of it."""
+    work. A cast the broker does not take in time leaves the row to the
+    conductor's periodic check (``rpcapi.create_allocation``); if the
+    hand-over fails otherwise (a bug), the row is withdrawn: nothing is
+    left ``allocating`` without a conductor that will find it."""
     conductor = rpcapi.pick_conductor(ctx)
     allocation = objects.Allocation(ctx, **values)
     allocation.conductor_affinity = conductor.id
