@@ -7,6 +7,7 @@ timestamps, all with Ironic's error messages. No SQL and no business
 rules here.
 """
 
+import json
 import re
 import urllib.parse
 
@@ -25,6 +26,11 @@ _NAME_RE = re.compile(r'^[A-Za-z0-9\-._~]+$')
 # Before 1.10 a logical name had to be a valid host name.
 _HOSTNAME_LABEL_RE = re.compile(r'^(?!-)[a-z0-9-]{1,63}(?<!-)$')
 NAME_MAX_LENGTH = 255
+_UUID_CHARS = re.compile(r'^[0-9a-fA-F-]+$')
+
+# MariaDB's TEXT, where free-form values (reasons, descriptions, JSON
+# documents) are stored, holds 64 KiB.
+MAX_TEXT_BYTES = 65535
 
 PATCH_OPS = ('add', 'replace', 'remove')
 
@@ -85,10 +91,22 @@ def is_valid_logical_name(name):
     return all(_HOSTNAME_LABEL_RE.match(label.lower()) for label in labels)
 
 
+def is_uuid(value):
+    """Whether ``value`` is a UUID this API takes: uuid-like for
+    oslo.utils (32 hex digits, dashes anywhere) in at most 36
+    characters of hex digits and dashes. uuidutils also takes the
+    braced (``{...}``) and ``urn:uuid:`` forms and any number of dashes:
+    stored as given, they are not the UUIDs their clients meant, and
+    longer ones overflow the 36-character columns."""
+    return (isinstance(value, str) and len(value) <= 36 and
+            _UUID_CHARS.match(value) is not None and
+            uuidutils.is_uuid_like(value))
+
+
 def check_ident(ident):
     """``ident`` must be a UUID or a logical name: 400 otherwise, with
     Ironic's message."""
-    if uuidutils.is_uuid_like(ident) or is_valid_logical_name(ident):
+    if is_uuid(ident) or is_valid_logical_name(ident):
         return ident
     raise BadRequest('Expected a logical name or UUID but received %s.'
                      % ident)
@@ -202,6 +220,23 @@ def json_body(body):
         raise BadRequest('The request body is empty; a JSON document is '
                          'expected.')
     return body
+
+
+def check_stored_size(field, value):
+    """400 for a value too large for the TEXT column it is stored in
+    (MAX_TEXT_BYTES once encoded: a string as UTF-8, anything else as
+    the JSON the column holds), rather than a database error on MariaDB
+    and a value other databases would keep."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return
+    if isinstance(value, str):
+        size = len(value.encode('utf-8'))
+    else:
+        size = len(json.dumps(value))
+    if size > MAX_TEXT_BYTES:
+        raise BadRequest('Invalid input for field/attribute %s: the value '
+                         'is larger than %d bytes once encoded.'
+                         % (field, MAX_TEXT_BYTES))
 
 
 def check_patch(patch):
