@@ -162,11 +162,6 @@ def unexpected_message(exc):
     return 'Unexpected exception during allocation: %s' % reason
 
 
-def _unreachable(exc):
-    """Whether ``exc`` says the database cannot be reached now."""
-    return db_api.is_disconnect(exc)
-
-
 # -- the algorithm -----------------------------------------------------------
 
 def allocate(context, allocation_id, host, conductor_id, retry_attempts=3,
@@ -185,7 +180,7 @@ def allocate(context, allocation_id, host, conductor_id, retry_attempts=3,
                          retry_attempts, retry_interval, rng, sleep,
                          backend, given)
     except Exception as exc:
-        if not _unreachable(exc):
+        if not db_api.is_disconnect(exc):
             raise
         # Retried already (allocsvc.db.api.retry): an outage, not a
         # failure of the allocation. It stays allocating, owned by this
@@ -206,7 +201,7 @@ def _allocate(context, allocation_id, host, conductor_id, retry_attempts,
         LOG.debug('Allocation %s: nothing to do (%s)', allocation_id, stop)
         return None
     except Exception as exc:
-        if _unreachable(exc):
+        if db_api.is_disconnect(exc):
             raise
         LOG.exception('Unexpected exception looking for nodes for '
                       'allocation %s', allocation_id)
@@ -241,7 +236,7 @@ def _allocate(context, allocation_id, host, conductor_id, retry_attempts,
         return _fail(context, allocation, conductor_id,
                      failure_message(allocation.uuid, failure))
     except Exception as exc:
-        if _unreachable(exc):
+        if db_api.is_disconnect(exc):
             raise
         LOG.exception('Unexpected exception during allocation %s',
                       allocation.uuid)
@@ -391,7 +386,7 @@ def _fail(context, allocation, conductor_id, last_error):
         LOG.info('Allocation %s: not recording the failure: %s',
                  allocation.uuid, exc)
     except Exception as exc:
-        if _unreachable(exc):
+        if db_api.is_disconnect(exc):
             raise
         LOG.exception('Allocation %s: cannot record its failure; it stays '
                       'allocating until the periodic check runs it again',

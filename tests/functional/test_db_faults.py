@@ -9,7 +9,8 @@ the server: ``KILL <id>``, ``pg_terminate_backend(pid)``):
   its statements: the whole transaction runs again on a new connection
   and the request succeeds, its change written once.
 * The database down (nothing listens on its port, or the server refuses
-  new connections after it killed the one in use): both APIs answer 503
+  new connections after it killed the one in use; on every backend, new
+  connections failing as the driver fails them): both APIs answer 503
   in their own error format, never a 500, and nothing is half-written.
 * A conductor whose connection is killed while it binds a node finishes
   the allocation (``active``); one that meets a database that is down
@@ -21,6 +22,7 @@ the server: ``KILL <id>``, ``pg_terminate_backend(pid)``):
 
 import contextlib
 import socket
+import sqlite3
 
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
@@ -46,12 +48,16 @@ from tests.functional import test_v1_allocations as v1
 UNAVAILABLE = 'The database is unavailable. Please try again later.'
 
 
-@pytest.fixture(params=('mysql', 'postgresql'))
-def server_db(request, monkeypatch):
-    """A clean database on a server whose connections can be killed;
-    the DB layer's retries come faster (as many of them)."""
+@pytest.fixture
+def fast_retries(monkeypatch):
+    """The DB layer's retries come faster (as many of them)."""
     monkeypatch.setattr(db_api._RETRY, 'retry_interval', 0.001)
     monkeypatch.setattr(db_api._RETRY, 'max_retry_interval', 0.01)
+
+
+@pytest.fixture(params=('mysql', 'postgresql'))
+def server_db(request, fast_retries):
+    """A clean database on a server whose connections can be killed."""
     db = conftest.get_database(request.param)
     db.clean()
     return db
@@ -66,35 +72,39 @@ def _admin(backend):
         isolation_level='AUTOCOMMIT', poolclass=sa.pool.NullPool)
 
 
-def _server_ids(conn, backend):
-    """The server-side ids of the test database's connections but
-    ``conn``'s own."""
+def _server_ids(conn, backend, db_name=backends.DB_NAME):
+    """The server-side ids of the connections to database ``db_name``
+    but ``conn``'s own."""
     if backend == 'mysql':
         query = ('SELECT id FROM information_schema.processlist '
                  'WHERE db = :db AND id <> CONNECTION_ID()')
     else:
         query = ('SELECT pid FROM pg_stat_activity '
                  'WHERE datname = :db AND pid <> pg_backend_pid()')
-    return set(conn.execute(sa.text(query),
-                            {'db': backends.DB_NAME}).scalars())
+    return set(conn.execute(sa.text(query), {'db': db_name}).scalars())
 
 
-def kill(backend, ids=None):
+def kill(backend, ids=None, db_name=backends.DB_NAME):
     """Kill the server connections ``ids`` (default: every connection to
-    the test database) and wait until the server has closed them."""
+    database ``db_name``) and wait until the server has closed them.
+    Returns the ids killed."""
     engine = _admin(backend)
     try:
         with engine.connect() as conn:
             if ids is None:
-                ids = _server_ids(conn, backend)
+                ids = _server_ids(conn, backend, db_name)
             for ident in ids:
                 if backend == 'mysql':
-                    conn.execute(sa.text('KILL %d' % ident))
+                    try:
+                        conn.execute(sa.text('KILL %d' % ident))
+                    except sa.exc.DBAPIError:
+                        pass        # closed meanwhile
                 else:
                     conn.execute(sa.text('SELECT pg_terminate_backend(:p)'),
                                  {'p': ident})
             conductor_harness.wait_for(
-                lambda: not (_server_ids(conn, backend) & set(ids)))
+                lambda: not (_server_ids(conn, backend, db_name) &
+                             set(ids)))
     finally:
         engine.dispose()
     return ids
@@ -129,7 +139,10 @@ def killed_before(database, pattern, times=1):
 
 def _refusal(backend):
     """The error the DBAPI driver raises for a server that refuses
-    connections."""
+    connections (for SQLite, a database file it cannot use any more)."""
+    if backend == 'sqlite':
+        return sqlite3.ProgrammingError('Cannot operate on a closed '
+                                        'database.')
     if backend == 'mysql':
         return pymysql.err.OperationalError(
             2003, "Can't connect to MySQL server on '127.0.0.1' "
@@ -137,6 +150,21 @@ def _refusal(backend):
     return psycopg2.OperationalError(
         'connection to server at "127.0.0.1", port 5432 failed: '
         'Connection refused')
+
+
+@contextlib.contextmanager
+def refusing(database):
+    """New connections fail as ``_refusal`` says; the pooled ones are
+    closed."""
+    def connect(dialect, conn_rec, cargs, cparams):
+        raise _refusal(database.backend)
+
+    sa.event.listen(database.engine, 'do_connect', connect)
+    database.engine.pool.dispose()
+    try:
+        yield
+    finally:
+        sa.event.remove(database.engine, 'do_connect', connect)
 
 
 @contextlib.contextmanager
@@ -332,6 +360,19 @@ def test_database_down_is_503(apps, server_db):
     assert [a.uuid for a in apps.env.rows()] == [doc['uuid']]
 
 
+def test_refused_connections_are_503_on_every_backend(database,
+                                                      fast_retries):
+    apps = Apps()
+    with refusing(database):
+        _placement_503(apps.p('POST', '/resource_providers',
+                              {'name': 'rp1'}))
+        _baremetal_503(apps.v1('POST', '/v1/allocations',
+                               {'resource_class': 'baremetal'}))
+        _baremetal_503(apps.v1('GET', '/v1/allocations'))
+    assert 'rp1' not in apps.providers()
+    assert apps.env.rows() == []
+
+
 def test_database_lost_midway_is_503_and_nothing_half_written(apps,
                                                               server_db):
     resp = apps.p('POST', '/resource_providers', {'name': 'rp1'})
@@ -362,6 +403,19 @@ def test_database_lost_midway_is_503_and_nothing_half_written(apps,
     _baremetal_503(resp)
     assert apps.env.rows() == []
     assert apps.env.rpc.casts == []
+
+    # In the conductor, across RPC: the allocation and its node stay as
+    # they were.
+    node = apps.env.node('n1')
+    doc = apps.env.create(name='a1')
+    apps.env.bind(doc, node)
+    with going_down(server_db, 'DELETE FROM baremetal_allocations') as k:
+        resp = apps.v1('DELETE', '/v1/allocations/a1')
+    assert k
+    _baremetal_503(resp)
+    assert [a.node_id for a in apps.env.rows()] == [node.id]
+    assert db_nodes.get_by_id(apps.env.ctx,
+                              node.id).instance_uuid == doc['uuid']
 
 
 # -- the conductor -----------------------------------------------------------
