@@ -173,7 +173,8 @@ def retry(function):
     return outermost
 
 
-# The historical name: it has always retried more than deadlocks.
+# The name the engine modules use (outside their @writer): ``retry``,
+# lost connections included.
 retry_on_deadlock = retry
 
 
