@@ -154,13 +154,22 @@ def retry(function):
     cannot work, and would be wrong if it could. Nothing that is not
     in the database may be changed by ``function`` (it may run again).
     """
-    retrying = _RETRY(function)
+    def attempt(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except Exception as exc:
+            if is_disconnect(exc):
+                _scope.reconnected = True
+            raise
+
+    retrying = _RETRY(attempt)
 
     @functools.wraps(function)
     def outermost(*args, **kwargs):
         if getattr(_scope, 'active', False):
             return function(*args, **kwargs)
         _scope.active = True
+        _scope.reconnected = False
         try:
             return retrying(*args, **kwargs)
         except (db_exc.DBError, sa_exc.OperationalError) as exc:
@@ -171,6 +180,14 @@ def retry(function):
         finally:
             _scope.active = False
     return outermost
+
+
+def reconnected():
+    """Whether the transaction running in this thread is a re-run after
+    a lost connection: the earlier attempt may have committed (when the
+    connection died waiting for the answer to its COMMIT), which a
+    compare-and-swap of its own value must allow for."""
+    return getattr(_scope, 'reconnected', False)
 
 
 # The name the engine modules use (outside their @writer): ``retry``,

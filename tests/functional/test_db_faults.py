@@ -32,10 +32,13 @@ import pytest
 import sqlalchemy as sa
 
 from allocsvc.api import app as api_app
+from allocsvc.common import context as context_mod
+from allocsvc.common import exception
 from allocsvc.common import states
 from allocsvc.conductor import backends as allocation_backends
 from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import allocations as db_allocations
+from allocsvc.db.baremetal import locking
 from allocsvc.db.baremetal import nodes as db_nodes
 from allocsvc.db import models
 from tests import backends
@@ -165,6 +168,35 @@ def refusing(database):
         yield
     finally:
         sa.event.remove(database.engine, 'do_connect', connect)
+
+
+@contextlib.contextmanager
+def commit_answer_lost(database, pattern):
+    """The first transaction that runs a statement containing ``pattern``
+    commits, and its connection is killed before the answer to its
+    COMMIT is read: the client cannot know that it committed. Yields a
+    list that is not empty once that happened."""
+    armed, done = [], []
+
+    def before(conn, cursor, statement, parameters, context, executemany):
+        if not done and pattern in statement:
+            armed.append(cursor.connection)
+
+    def commit(conn):
+        if armed and not done:
+            dbapi_connection = armed.pop()
+            dbapi_connection.commit()
+            kill(database.backend, [_own_id(database.backend,
+                                            dbapi_connection)])
+            done.append(pattern)
+
+    sa.event.listen(database.engine, 'before_cursor_execute', before)
+    sa.event.listen(database.engine, 'commit', commit)
+    try:
+        yield done
+    finally:
+        sa.event.remove(database.engine, 'commit', commit)
+        sa.event.remove(database.engine, 'before_cursor_execute', before)
 
 
 @contextlib.contextmanager
@@ -416,6 +448,31 @@ def test_database_lost_midway_is_503_and_nothing_half_written(apps,
     assert [a.node_id for a in apps.env.rows()] == [node.id]
     assert db_nodes.get_by_id(apps.env.ctx,
                               node.id).instance_uuid == doc['uuid']
+
+
+# -- node locks --------------------------------------------------------------
+
+@pytest.mark.parametrize('pattern', ['AND nodes.reservation IS NULL',
+                                     'AND nodes.reservation = '])
+def test_lock_whose_commit_answer_was_lost(server_db, pattern):
+    """Taking or giving back a node's lock commits, but the connection
+    dies before the COMMIT's answer arrives: the re-run finds the lock
+    already taken (or already free) and is content; no lock is left."""
+    ctx = context_mod.get_admin_context()
+    node = db_nodes.create_node(ctx, {'driver': 'fake-hardware',
+                                      'name': 'n1'})
+    with commit_answer_lost(server_db, pattern) as lost:
+        with locking.node_lock(ctx, node.id, 'host-a') as locked:
+            assert locked.reservation == 'host-a'
+    assert lost
+    assert db_nodes.get_by_id(ctx, node.id).reservation is None
+    # Another holder's lock is still refused, after a re-run too.
+    locking.reserve(ctx, node.id, 'host-b', read=False)
+    with killed_before(server_db, 'AND nodes.reservation IS NULL') as k:
+        with pytest.raises(exception.NodeLocked):
+            locking.reserve(ctx, node.id, 'host-a', read=False)
+    assert k
+    assert db_nodes.get_by_id(ctx, node.id).reservation == 'host-b'
 
 
 # -- the conductor -----------------------------------------------------------

@@ -71,6 +71,6 @@ def test_killed_connections_while_clients_allocate(cluster):
     assert not result.statuses, result.statuses[:3]
     assert not result.errors, result.errors[:3]
     assert set(holders) == set(node_uuids)
-    assert [s for s, body in statuses if s != 204] == []
+    assert [(s, body) for s, body in statuses if s != 204] == []
     assert client.list('allocations') == []
     assert all(n['instance_uuid'] is None for n in client.list('nodes'))
