@@ -358,6 +358,24 @@ def test_baremetal_requests_survive_a_connection_killed_midway(apps,
     assert db_nodes.get_by_id(apps.env.ctx, node.id).instance_uuid is None
 
 
+def test_allocation_whose_commit_answer_was_lost(apps, server_db):
+    """The API's insert committed, its connection died before the answer:
+    the re-run finds its own row (the UUID is the API's) rather than
+    answering 409 for the client's own allocation."""
+    with commit_answer_lost(server_db, 'INSERT INTO baremetal_allocations') \
+            as lost:
+        resp = apps.v1('POST', '/v1/allocations',
+                       {'resource_class': 'baremetal', 'name': 'a1'})
+    assert lost
+    assert resp.status_int == 201, resp.text
+    assert [a.uuid for a in apps.env.rows()] == [resp.json['uuid']]
+    assert [c[0].uuid for c in apps.env.rpc.casts] == [resp.json['uuid']]
+    # A client's own clash is still one.
+    resp = apps.v1('POST', '/v1/allocations',
+                   {'resource_class': 'baremetal', 'name': 'a1'})
+    assert resp.status_int == 409
+
+
 def _placement_503(resp):
     assert resp.status_int == 503, resp.text
     (error,) = resp.json['errors']

@@ -175,8 +175,27 @@ def create_allocation(context, values):
     """Insert an allocation in the machine's initial state (allocating)
     from ``values`` (column names; a UUID is generated if missing) and
     return it. AllocationAlreadyExists / AllocationDuplicateName on a
-    unique clash."""
+    unique clash -- except with the row an earlier attempt of this very
+    insert wrote, when its connection was lost before the answer to its
+    COMMIT came: that row is returned."""
+    if values.get('uuid') and db_api.reconnected():
+        written = _written_before(context, values)
+        if written is not None:
+            return written
     return _insert(context, values)
+
+
+def _written_before(context, values):
+    """The allocation with ``values``'s UUID if it is the one ``values``
+    describe (as a lost attempt wrote it), else None."""
+    try:
+        row = _one(context, 'uuid', values['uuid'])
+    except exception.AllocationNotFound:
+        return None
+    same = (row.state == states.ALLOCATION_INITIAL and
+            all(getattr(row, name) == values.get(name) for name in
+                ('name', 'resource_class', 'conductor_affinity', 'owner')))
+    return row if same else None
 
 
 def _insert(context, values):
