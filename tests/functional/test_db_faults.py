@@ -374,6 +374,13 @@ def test_allocation_whose_commit_answer_was_lost(apps, server_db):
     resp = apps.v1('POST', '/v1/allocations',
                    {'resource_class': 'baremetal', 'name': 'a1'})
     assert resp.status_int == 409
+    # Deleting it: 204, not a 404 from the re-run.
+    with commit_answer_lost(server_db, 'DELETE FROM baremetal_allocations') \
+            as lost:
+        resp = apps.v1('DELETE', '/v1/allocations/a1')
+    assert lost
+    assert resp.status_int == 204, resp.text
+    assert apps.env.rows() == []
 
 
 def _placement_503(resp):

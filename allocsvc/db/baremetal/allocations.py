@@ -485,7 +485,8 @@ def destroy_allocation(context, allocation_id, conductor_id=ANY):
     """Delete the allocation and free its node in one transaction: the
     node loses ``instance_uuid`` and ``allocation_id``.
     AllocationNotFound if it is gone (AllocationAffinityLost if
-    ``conductor_id`` no longer owns it)."""
+    ``conductor_id`` no longer owns it) -- but not on a re-run after a
+    lost connection, whose first attempt may have deleted it."""
     # Write the allocation row first: this waits for a bind of it that is
     # committing, so the node update below sees the node that bind took.
     # (Otherwise PostgreSQL, whose UPDATE skips rows that do not match
@@ -494,7 +495,14 @@ def destroy_allocation(context, allocation_id, conductor_id=ANY):
     context.session.execute(
         _ALLOC.update().where(_ALLOC.c.id == allocation_id)
         .values(updated_at=timeutils.utcnow()))
-    allocation = get_in_transaction(context, allocation_id)
+    try:
+        allocation = get_in_transaction(context, allocation_id)
+    except exception.AllocationNotFound:
+        if db_api.reconnected():
+            # An attempt whose connection died waiting for the answer
+            # to its COMMIT deleted it.
+            return
+        raise
     context.session.execute(
         _NODE.update().where(_NODE.c.allocation_id == allocation_id)
         .values(allocation_id=None, instance_uuid=None,
