@@ -358,6 +358,19 @@ def test_baremetal_requests_survive_a_connection_killed_midway(apps,
     assert db_nodes.get_by_id(apps.env.ctx, node.id).instance_uuid is None
 
 
+def test_provider_whose_commit_answer_was_lost(apps, server_db):
+    """The provider was created, but the answer to the COMMIT was lost:
+    the re-run returns it rather than a 409 for the client's own name."""
+    with commit_answer_lost(server_db, 'INSERT INTO resource_providers') \
+            as lost:
+        resp = apps.p('POST', '/resource_providers', {'name': 'rp1'})
+    assert lost
+    assert resp.status_int == 200, resp.text
+    assert apps.providers() == ['rp1']
+    assert apps.p('POST', '/resource_providers',
+                  {'name': 'rp1'}).status_int == 409
+
+
 def test_allocation_whose_commit_answer_was_lost(apps, server_db):
     """The API's insert committed, its connection died before the answer:
     the re-run finds its own row (the UUID is the API's) rather than
