@@ -12,6 +12,11 @@ the server: ``KILL <id>``, ``pg_terminate_backend(pid)``):
   new connections after it killed the one in use; on every backend, new
   connections failing as the driver fails them): both APIs answer 503
   in their own error format, never a 500, and nothing is half-written.
+* A transaction whose COMMIT succeeded but whose connection died before
+  the answer came (MariaDB; PostgreSQL's driver does not ask again):
+  the re-run finds its own work -- a node lock taken or given back, a
+  provider or an allocation created, an allocation deleted -- and the
+  request succeeds instead of answering 409/404 about it.
 * A conductor whose connection is killed while it binds a node finishes
   the allocation (``active``); one that meets a database that is down
   leaves the allocation ``allocating`` (not ``error``), and its periodic
