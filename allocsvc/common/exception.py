@@ -223,6 +223,15 @@ class ConductorTooOld(ServiceUnavailable):
             'API %s); finish upgrading them.' % (operation, version))
 
 
+class DatabaseUnavailable(ServiceUnavailable):
+    """The database could not be reached, even after the retries of
+    ``allocsvc.db.api``; the caller may try again."""
+
+    def __init__(self):
+        super().__init__('The database is unavailable. Please try again '
+                         'later.')
+
+
 class NoFreeConductorWorker(ServiceUnavailable):
     def __init__(self):
         super().__init__('Requested action cannot be performed due to lack '

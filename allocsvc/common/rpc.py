@@ -23,6 +23,7 @@ import functools
 import importlib
 
 from oslo_config import cfg
+from oslo_db import exception as db_exc
 import oslo_messaging as messaging
 from oslo_messaging.rpc import dispatcher
 
@@ -163,6 +164,13 @@ def translate_errors(method):
             return method(*args, **kwargs)
         except RemoteAllocsvcError:
             raise dispatcher.ExpectedException()
+        except db_exc.DBConnectionError as exc:
+            # Lost outside the DB layer's retries, which raise the same.
+            try:
+                raise RemoteAllocsvcError.wrap(
+                    exception.DatabaseUnavailable()) from exc
+            except RemoteAllocsvcError:
+                raise dispatcher.ExpectedException()
         except exception.AllocsvcException as exc:
             try:
                 raise RemoteAllocsvcError.wrap(exc) from exc

@@ -27,11 +27,14 @@ owns:
 
 Outcomes: ``active``; ``error`` with ``last_error`` ("Failed to process
 allocation <uuid>: <reason>.", or "Unexpected exception during
-allocation: ..." for a bug or an outage); or nothing written, when the
-allocation stopped being this conductor's business (deleted, taken over
-by another conductor, finished elsewhere). An allocation is never left
-``allocating`` by a failure here, except when even writing the error
-fails; the owner's periodic check runs it again then.
+allocation: ..." for a bug, in words that tell the user what to do --
+the details are in the log); or nothing written, when the allocation
+stopped being this conductor's business (deleted, taken over by another
+conductor, finished elsewhere). A lost database connection is no
+failure of the allocation: each transaction runs again on a new
+connection (``allocsvc.db.api.retry``), and when the database stays
+unreachable the allocation is left ``allocating`` -- whatever was under
+way rolled back -- for the owner's periodic check to run it again.
 
 ``backfill`` records an allocation for a node that is already deployed:
 checked under the node's lock, inserted and bound in one transaction,
@@ -44,6 +47,7 @@ conductor id, the retry settings and the back end.
 import random
 import time
 
+from oslo_db import exception as db_exc
 from oslo_log import log as logging
 from oslo_utils import uuidutils
 
@@ -142,7 +146,20 @@ def failure_message(allocation_uuid, reason):
 
 
 def unexpected_message(exc):
-    return 'Unexpected exception during allocation: %s' % exc
+    """``last_error`` for an error of no known kind: Ironic's words, with
+    what the user can do rather than the exception's own text (which may
+    hold SQL or internals; the conductor's log has it)."""
+    if isinstance(exc, exception.AllocsvcException):
+        reason = exc.message
+    elif isinstance(exc, db_exc.DBError):
+        reason = ('the database failed to process the request (the '
+                  'conductor logged the details); delete the allocation '
+                  'and create it again')
+    else:
+        reason = ('an internal error (%s) that the conductor logged; '
+                  'delete the allocation and create it again'
+                  % type(exc).__name__)
+    return 'Unexpected exception during allocation: %s' % reason
 
 
 # -- the algorithm -----------------------------------------------------------
@@ -159,12 +176,33 @@ def allocate(context, allocation_id, host, conductor_id, retry_attempts=3,
     written, or None if nothing was written."""
     backend = backend or backends.Database()
     try:
+        return _allocate(context, allocation_id, host, conductor_id,
+                         retry_attempts, retry_interval, rng, sleep,
+                         backend, given)
+    except Exception as exc:
+        if not db_api.is_disconnect(exc):
+            raise
+        # Retried already (allocsvc.db.api.retry): an outage, not a
+        # failure of the allocation. It stays allocating, owned by this
+        # conductor, whose periodic check runs it again; whatever was
+        # under way rolled back with its transaction.
+        LOG.warning('Allocation %s: the database is unavailable (%s); '
+                    'it stays allocating until the periodic check runs it '
+                    'again', allocation_id, exc)
+        return None
+
+
+def _allocate(context, allocation_id, host, conductor_id, retry_attempts,
+              retry_interval, rng, sleep, backend, given):
+    try:
         allocation, candidates, why_none = _load_with_candidates(
             context, allocation_id, conductor_id, backend, given)
     except _Stop as stop:
         LOG.debug('Allocation %s: nothing to do (%s)', allocation_id, stop)
         return None
     except Exception as exc:
+        if db_api.is_disconnect(exc):
+            raise
         LOG.exception('Unexpected exception looking for nodes for '
                       'allocation %s', allocation_id)
         try:
@@ -198,6 +236,8 @@ def allocate(context, allocation_id, host, conductor_id, retry_attempts=3,
         return _fail(context, allocation, conductor_id,
                      failure_message(allocation.uuid, failure))
     except Exception as exc:
+        if db_api.is_disconnect(exc):
+            raise
         LOG.exception('Unexpected exception during allocation %s',
                       allocation.uuid)
         return _fail(context, allocation, conductor_id,
@@ -345,7 +385,9 @@ def _fail(context, allocation, conductor_id, last_error):
     except _GONE as exc:
         LOG.info('Allocation %s: not recording the failure: %s',
                  allocation.uuid, exc)
-    except Exception:
+    except Exception as exc:
+        if db_api.is_disconnect(exc):
+            raise
         LOG.exception('Allocation %s: cannot record its failure; it stays '
                       'allocating until the periodic check runs it again',
                       allocation.uuid)

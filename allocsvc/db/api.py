@@ -1,16 +1,28 @@
 """Database access plumbing: the oslo.db transaction context manager.
 
 Every engine function declares its transaction with ``@reader`` or
-``@writer`` (module-level aliases of the one context manager below) and
-reads ``context.session``. The manager is configured once per process by
-``configure(conf)``; tests patch in other engines with ``patch_engine``.
+``@writer`` (the one context manager's below) and reads
+``context.session``. The outermost transaction of a thread runs again
+on a deadlock or a lost connection, and a database that stays
+unreachable is ``exception.DatabaseUnavailable`` (503): see ``retry``.
+The manager is configured once per process by ``configure(conf)``;
+tests patch in other engines with ``patch_engine``.
 """
+
+import functools
+import re
+import threading
 
 from oslo_db import api as oslo_db_api
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
+from oslo_log import log as logging
 import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
+
+from allocsvc.common import exception
+
+LOG = logging.getLogger(__name__)
 
 # How long a SQLite transaction waits for another one's lock, in ms.
 _SQLITE_BUSY_TIMEOUT_MS = 15000
@@ -76,9 +88,6 @@ def tune_engine(engine):
 context_manager = enginefacade.transaction_context()
 context_manager.append_on_engine_create(tune_engine)
 
-reader = context_manager.reader
-writer = context_manager.writer
-
 
 def _sqlite_busy(exc):
     # SQLite refuses at once (no waiting) a writer whose transaction read
@@ -88,14 +97,121 @@ def _sqlite_busy(exc):
             'database is locked' in str(exc))
 
 
-# Deadlocks (and, on Galera, lost certification races; on SQLite, busy
-# locks) are retried a bounded number of times, with a short growing
-# back-off; the decorated function must be a whole transaction, so it goes
-# outside @writer.
-retry_on_deadlock = oslo_db_api.wrap_db_retry(
-    max_retries=5, retry_on_deadlock=True, retry_interval=0.05,
-    inc_retry_interval=True, max_retry_interval=0.5,
-    exception_checker=_sqlite_busy)
+# libpq's words for a server it cannot reach: oslo.db knows only the
+# older "could not connect to server" and lets these through unwrapped.
+_PG_UNREACHABLE = re.compile(
+    r'\(psycopg2?\.OperationalError\) (connection to server .* failed|'
+    r'could not connect to server)')
+
+
+def is_disconnect(exc):
+    """Whether ``exc`` says the database connection was lost or could not
+    be made: oslo.db's DBConnectionError, a DBError around a DBAPI error
+    for which SQLAlchemy invalidated the connection, or PostgreSQL's
+    refusal to connect."""
+    if isinstance(exc, (db_exc.DBConnectionError,
+                        exception.DatabaseUnavailable)):
+        return True
+    inner = getattr(exc, 'inner_exception', None) if isinstance(
+        exc, db_exc.DBError) else exc
+    if not isinstance(inner, sa_exc.DBAPIError):
+        return False
+    return bool(inner.connection_invalidated or (
+        isinstance(inner, sa_exc.OperationalError) and
+        _PG_UNREACHABLE.match(str(inner))))
+
+
+def _disconnect_retried(exc):
+    # What oslo.db's own checks (DBDeadlock, DBConnectionError) miss.
+    return _sqlite_busy(exc) or is_disconnect(exc)
+
+
+# What the outermost transaction of a thread retries, and how often:
+# deadlocks (on Galera also lost certification races; on SQLite busy
+# locks) and lost connections -- one killed on the server, or dropped by
+# a proxy or a fail-over, mid-transaction or while it sat in the pool
+# (where oslo.db's pool_pre_ping finds most of them first). A short,
+# growing back-off, 1.25 s in all: a lost connection is replaced at once,
+# and when the database is really down, a request answers 503 quickly
+# (``exception.DatabaseUnavailable``) rather than holding its thread;
+# a conductor leaves its work for its periodic check.
+_RETRY = oslo_db_api.wrap_db_retry(
+    max_retries=5, retry_interval=0.05, inc_retry_interval=True,
+    max_retry_interval=0.5, retry_on_deadlock=True,
+    retry_on_disconnect=True, exception_checker=_disconnect_retried)
+_scope = threading.local()
+
+
+def retry(function):
+    """Run ``function``, a whole transaction, again on a deadlock or a
+    lost connection (see ``_RETRY``); a database still unreachable after
+    the retries raises DatabaseUnavailable (503).
+
+    Only the outermost call of a thread retries: a decorated function
+    called inside another one's transaction (or retry) runs once, and
+    its error reaches the outer one, which runs the whole transaction
+    again -- re-running part of a transaction whose connection is gone
+    cannot work, and would be wrong if it could. Nothing that is not
+    in the database may be changed by ``function`` (it may run again).
+    """
+    def attempt(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except Exception as exc:
+            if is_disconnect(exc):
+                _scope.reconnected = True
+            raise
+
+    retrying = _RETRY(attempt)
+
+    @functools.wraps(function)
+    def outermost(*args, **kwargs):
+        if getattr(_scope, 'active', False):
+            return function(*args, **kwargs)
+        _scope.active = True
+        _scope.reconnected = False
+        try:
+            return retrying(*args, **kwargs)
+        except (db_exc.DBError, sa_exc.OperationalError) as exc:
+            if is_disconnect(exc):
+                LOG.warning('The database is unreachable: %s', exc)
+                raise exception.DatabaseUnavailable() from exc
+            raise
+        finally:
+            _scope.active = False
+    return outermost
+
+
+def reconnected():
+    """Whether the transaction running in this thread is a re-run after
+    a lost connection: the earlier attempt may have committed (when the
+    connection died waiting for the answer to its COMMIT), which a
+    compare-and-swap of its own value must allow for."""
+    return getattr(_scope, 'reconnected', False)
+
+
+# The name the engine modules use (outside their @writer): ``retry``,
+# lost connections included.
+retry_on_deadlock = retry
+
+
+class _RetryingTransactions:
+    """``context_manager.reader`` or ``.writer`` whose decorator also
+    retries the whole transaction when it is the outermost (``retry``);
+    every other attribute is the wrapped one's."""
+
+    def __init__(self, manager):
+        self._manager = manager
+
+    def __call__(self, function):
+        return retry(self._manager(function))
+
+    def __getattr__(self, name):
+        return getattr(self._manager, name)
+
+
+reader = _RetryingTransactions(context_manager.reader)
+writer = _RetryingTransactions(context_manager.writer)
 
 
 def configure(conf):

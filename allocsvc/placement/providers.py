@@ -94,11 +94,25 @@ def _duplicate(exc, name, uuid):
         'Conflicting resource provider %s already exists.' % dup)
 
 
+def create(context, name, uuid=None, parent_provider_uuid=None):
+    """Create a provider (a root, or a child of ``parent_provider_uuid``).
+    The UUID is chosen before the transaction, which may run again (see
+    ``_create``)."""
+    return _create(context, name, uuid or uuidutils.generate_uuid(),
+                   parent_provider_uuid)
+
+
 @db_api.retry_on_deadlock
 @db_api.writer
-def create(context, name, uuid=None, parent_provider_uuid=None):
-    """Create a provider (a root, or a child of ``parent_provider_uuid``)."""
-    uuid = uuid or uuidutils.generate_uuid()
+def _create(context, name, uuid, parent_provider_uuid):
+    if db_api.reconnected():
+        # The attempt whose connection died waiting for the answer to
+        # its COMMIT may have created it.
+        row = context.session.execute(
+            _provider_select().where(_RP.c.uuid == uuid,
+                                     _RP.c.name == name)).first()
+        if row is not None:
+            return Provider(row)
     root_id = parent_id = None
     if parent_provider_uuid is not None:
         refused = ('Unable to create resource provider "%s", %s: Object '

@@ -313,8 +313,11 @@ def test_unexpected_exception_is_an_error(harness, monkeypatch):
     monkeypatch.setattr(backends, 'find', broken)
     final = harness.final(harness.allocate().id)
     assert final.state == states.ERROR
-    assert final.last_error == ('Unexpected exception during allocation: '
-                                'the database caught fire')
+    # The exception's own text is for the log, not for the user.
+    assert final.last_error == (
+        'Unexpected exception during allocation: an internal error '
+        '(RuntimeError) that the conductor logged; delete the allocation '
+        'and create it again')
 
 
 def test_instance_uuid_in_use_elsewhere_fails(harness):

@@ -15,6 +15,7 @@ import random
 import sys
 import types
 
+from oslo_db import exception as db_exc
 from oslo_messaging._drivers import common as driver_common
 from oslo_messaging.rpc import dispatcher
 import pytest
@@ -149,8 +150,22 @@ def test_every_backfill_mismatch(node, values, reason):
 def test_messages():
     assert allocations.failure_message('u', 'no luck') == \
         'Failed to process allocation u: no luck.'
-    assert allocations.unexpected_message(RuntimeError('boom')) == \
-        'Unexpected exception during allocation: boom'
+    # What the user reads says what to do, never the exception's text.
+    assert allocations.unexpected_message(RuntimeError('boom')) == (
+        'Unexpected exception during allocation: an internal error '
+        '(RuntimeError) that the conductor logged; delete the allocation '
+        'and create it again')
+    sql = db_exc.DBError(Exception('(1054, "Unknown column") [SQL: SELECT '
+                                   'x FROM nodes]'))
+    text = allocations.unexpected_message(sql)
+    assert 'SQL' not in text and 'nodes' not in text
+    assert text == (
+        'Unexpected exception during allocation: the database failed to '
+        'process the request (the conductor logged the details); delete '
+        'the allocation and create it again')
+    assert allocations.unexpected_message(
+        exception.NodeLocked('n1', 'h')).startswith(
+            'Unexpected exception during allocation: Node n1 is locked')
 
 
 # -- errors across RPC -------------------------------------------------------

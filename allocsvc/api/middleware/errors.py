@@ -19,12 +19,14 @@ own text stays in the log: the fault says only that it was logged.
 
 import json
 
+from oslo_db import exception as db_exc
 from oslo_log import log as logging
 import webob
 import webob.dec
 import webob.exc
 
 from allocsvc.api import request_checks
+from allocsvc.common import exception
 
 LOG = logging.getLogger(__name__)
 
@@ -88,7 +90,8 @@ class ParsableErrors:
     the layers below for JSON. Out: a response of status 400 or more gets
     the JSON ``{"error_message": "<inner JSON>"}`` body (headers such as
     the version headers and ``Allow`` are kept); an exception raised below
-    is logged and becomes a 500 ``Server`` fault.
+    is logged and becomes a 500 ``Server`` fault (a 503 one when the
+    database is unavailable).
     """
 
     def __init__(self, application):
@@ -112,6 +115,12 @@ class ParsableErrors:
                 # Pecan's own HTTP errors are.
                 req.environ[PECAN_EXCEPTION] = exc
                 resp = req.get_response(exc)
+            except (exception.DatabaseUnavailable,
+                    db_exc.DBConnectionError) as exc:
+                LOG.error('%s %r: the database is unavailable: %s',
+                          req.method, raw_path, exc)
+                resp = _fault_response(
+                    503, exception.DatabaseUnavailable().message)
             except Exception:
                 LOG.exception('Unexpected error handling %s %r', req.method,
                               raw_path)

@@ -175,8 +175,27 @@ def create_allocation(context, values):
     """Insert an allocation in the machine's initial state (allocating)
     from ``values`` (column names; a UUID is generated if missing) and
     return it. AllocationAlreadyExists / AllocationDuplicateName on a
-    unique clash."""
+    unique clash -- except with the row an earlier attempt of this very
+    insert wrote, when its connection was lost before the answer to its
+    COMMIT came: that row is returned."""
+    if values.get('uuid') and db_api.reconnected():
+        written = _written_before(context, values)
+        if written is not None:
+            return written
     return _insert(context, values)
+
+
+def _written_before(context, values):
+    """The allocation with ``values``'s UUID if it is the one ``values``
+    describe (as a lost attempt wrote it), else None."""
+    try:
+        row = _one(context, 'uuid', values['uuid'])
+    except exception.AllocationNotFound:
+        return None
+    same = (row.state == states.ALLOCATION_INITIAL and
+            all(getattr(row, name) == values.get(name) for name in
+                ('name', 'resource_class', 'conductor_affinity', 'owner')))
+    return row if same else None
 
 
 def _insert(context, values):
@@ -466,7 +485,8 @@ def destroy_allocation(context, allocation_id, conductor_id=ANY):
     """Delete the allocation and free its node in one transaction: the
     node loses ``instance_uuid`` and ``allocation_id``.
     AllocationNotFound if it is gone (AllocationAffinityLost if
-    ``conductor_id`` no longer owns it)."""
+    ``conductor_id`` no longer owns it) -- but not on a re-run after a
+    lost connection, whose first attempt may have deleted it."""
     # Write the allocation row first: this waits for a bind of it that is
     # committing, so the node update below sees the node that bind took.
     # (Otherwise PostgreSQL, whose UPDATE skips rows that do not match
@@ -475,7 +495,14 @@ def destroy_allocation(context, allocation_id, conductor_id=ANY):
     context.session.execute(
         _ALLOC.update().where(_ALLOC.c.id == allocation_id)
         .values(updated_at=timeutils.utcnow()))
-    allocation = get_in_transaction(context, allocation_id)
+    try:
+        allocation = get_in_transaction(context, allocation_id)
+    except exception.AllocationNotFound:
+        if db_api.reconnected():
+            # An attempt whose connection died waiting for the answer
+            # to its COMMIT deleted it.
+            return
+        raise
     context.session.execute(
         _NODE.update().where(_NODE.c.allocation_id == allocation_id)
         .values(allocation_id=None, instance_uuid=None,

@@ -18,8 +18,10 @@ any such lock left behind when it starts (``release_api_locks``).
 
 import contextlib
 import functools
+import threading
 import time
 
+from oslo_log import log as logging
 from oslo_utils import timeutils
 import sqlalchemy as sa
 
@@ -28,6 +30,8 @@ from allocsvc.common import states
 from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import nodes
 from allocsvc.db import models
+
+LOG = logging.getLogger(__name__)
 
 _NODE = models.nodes
 
@@ -67,6 +71,24 @@ def _holder(context, ident, column='id'):
     return row
 
 
+# The node locks ``node_lock`` holds in this process: (node id, host).
+_held = set()
+_held_lock = threading.Lock()
+
+
+def _own_lost_answer(node_id, host, exc):
+    """Whether ``exc`` (NodeLocked, naming the holder) is about the lock
+    this very ``reserve`` took in an attempt whose COMMIT lost its
+    answer with its connection: the holder is ``host``, the transaction
+    is a re-run after a lost connection (``db_api.reconnected``), and no
+    ``node_lock`` of this process holds that lock (a host is one
+    process)."""
+    if exc.host != host or not db_api.reconnected():
+        return False
+    with _held_lock:
+        return (node_id, host) not in _held
+
+
 @db_api.retry_on_deadlock
 @db_api.writer
 def reserve(context, node_id, host, read=True, only_free=False):
@@ -79,7 +101,14 @@ def reserve(context, node_id, host, read=True, only_free=False):
     allocated -- available, not in maintenance, with no instance or
     allocation -- and NodeNotAvailable says it cannot.
     """
-    reserve_in_transaction(context, node_id, host, only_free=only_free)
+    try:
+        reserve_in_transaction(context, node_id, host, only_free=only_free)
+    except exception.NodeLocked as exc:
+        if not _own_lost_answer(node_id, host, exc):
+            raise
+        LOG.warning('Node %s: the lock %s took before its database '
+                    'connection was lost had been taken; keeping it',
+                    node_id, host)
     return nodes.get_in_transaction(context, node_id) if read else None
 
 
@@ -112,9 +141,16 @@ def reserve_in_transaction(context, ident, host, only_free=False,
 @db_api.writer
 def release(context, node_id, host):
     """Give back ``host``'s lock of node ``node_id``. NodeNotLocked if
-    ``host`` does not hold it (someone broke it, or it was never taken).
+    ``host`` does not hold it (someone broke it, or it was never taken)
+    -- unless this is a re-run after a lost connection that finds the
+    lock free: the earlier attempt gave it back.
     """
-    release_in_transaction(context, node_id, host)
+    try:
+        release_in_transaction(context, node_id, host)
+    except exception.NodeNotLocked:
+        if not db_api.reconnected() or \
+                _holder(context, node_id).reservation is not None:
+            raise
 
 
 def release_in_transaction(context, node_id, host):
@@ -193,6 +229,10 @@ def node_lock(context, node_id, host, retries=0, interval=1.0):
       own transactions, so other conductors see the lock at once. Do the
       work inside the block in transactions of its own, and never keep a
       lock across an RPC call or a wait on another node's lock.
+    * A lost database connection is retried (``allocsvc.db.api``); a
+      re-run that finds the lock already taken by ``host`` because the
+      lost attempt had committed keeps it (``_own_lost_answer``), and one
+      that finds it already given back is content.
     * A conductor that dies holding locks leaves them behind;
       ``release_all(context, host)`` at its next start, or the periodic
       check of another conductor, clears them.
@@ -207,12 +247,22 @@ def node_lock(context, node_id, host, retries=0, interval=1.0):
                 raise
             attempt += 1
             time.sleep(interval)
+    with _held_lock:
+        _held.add((node_id, host))
     try:
         yield node
     except BaseException:
         try:
-            release(context, node_id, host)
+            _release_held(context, node_id, host)
         except (exception.NodeNotLocked, exception.NodeNotFound):
             pass  # the block's own exception is the one to report
         raise
-    release(context, node_id, host)
+    _release_held(context, node_id, host)
+
+
+def _release_held(context, node_id, host):
+    try:
+        release(context, node_id, host)
+    finally:
+        with _held_lock:
+            _held.discard((node_id, host))

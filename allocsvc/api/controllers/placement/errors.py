@@ -7,6 +7,7 @@ to JSON (``Accept: text/html``, a browser) gets webob's HTML error page
 instead, as from Placement.
 """
 
+from oslo_db import exception as db_exc
 from oslo_log import log as logging
 from oslo_middleware import request_id
 import webob
@@ -62,6 +63,10 @@ def _error_class(req, exc):
 def to_http_error(req, exc):
     """The webob HTTP error, JSON-formatted, that answers ``exc``: an
     allocsvc exception with exactly its status."""
+    if isinstance(exc, db_exc.DBConnectionError):
+        # Lost outside the DB layer's retries (which raise the 503
+        # DatabaseUnavailable themselves): the same answer.
+        exc = exception.DatabaseUnavailable()
     if isinstance(exc, exception.AllocsvcException):
         req.environ[ENV_ERROR_CODE] = exc.error_code
         http_error = _error_class(req, exc)(exc.message)

@@ -8,14 +8,17 @@ an exception becomes Ironic's fault document, its status the exception's
 ``ParsableErrors`` then wraps it in ``error_message``.
 """
 
+import functools
 import inspect
 
+from oslo_db import exception as db_exc
 import pecan
 import webob.exc
 from wsmeext import pecan as wsme_pecan
 
 from allocsvc.api.controllers.v1 import versions
 from allocsvc.api.middleware import version as version_mw
+from allocsvc.common import exception
 
 
 def api_version():
@@ -71,6 +74,9 @@ def expose(*args, **kwargs):
     extra query parameters left to the handler, which refuses them with
     Ironic's message (``utils.check_arguments``).
 
+    A lost database connection the DB layer did not turn into the 503
+    DatabaseUnavailable becomes that too.
+
     The endpoint WSME makes takes ``(self, *args, **kwargs)``; it carries
     the handler's own signature, which is what Pecan reads (also when a
     generic ``index`` registers it with ``when``) to pass only the
@@ -80,7 +86,18 @@ def expose(*args, **kwargs):
     wsexpose = wsme_pecan.wsexpose(*args, **kwargs)
 
     def decorate(handler):
-        endpoint = wsexpose(handler)
+        @functools.wraps(handler)
+        def checked(*args, **kwargs):
+            try:
+                return handler(*args, **kwargs)
+            except db_exc.DBConnectionError as exc:
+                # Lost outside the DB layer's retries (which raise the
+                # 503 DatabaseUnavailable themselves): the same answer.
+                raise exception.DatabaseUnavailable() from exc
+        # Where WSME reads the arguments of a wrapped handler.
+        checked._wsme_original_func = getattr(
+            handler, '_wsme_original_func', handler)
+        endpoint = wsexpose(checked)
         endpoint.__signature__ = inspect.signature(handler)
         return endpoint
     return decorate
