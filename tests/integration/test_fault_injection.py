@@ -320,10 +320,6 @@ def test_broker_cut(cluster):
         'the cut'
 
 
-# Needs lost database connections retried, and a retried insert whose
-# commit did happen not to answer 409 for the caller's own allocation.
-@pytest.mark.xfail(reason='a lost database connection is still a 500 '
-                          'until disconnects are retried', strict=False)
 def test_database_connections_killed(cluster):
     stop = threading.Event()
 
