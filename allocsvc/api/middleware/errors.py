@@ -18,12 +18,13 @@ own text stays in the log: the fault says only that it was logged.
 """
 
 import json
-import urllib.parse
 
 from oslo_log import log as logging
 import webob
 import webob.dec
 import webob.exc
+
+from allocsvc.api import request_checks
 
 LOG = logging.getLogger(__name__)
 
@@ -73,16 +74,6 @@ def _inner_document(req, resp):
     return json.dumps(http_error_body(resp.status_int, title, text))
 
 
-def _readable(path, query):
-    """Whether the path and the query string decode as UTF-8."""
-    try:
-        path.encode('latin-1').decode('utf-8')
-        urllib.parse.unquote_to_bytes(query).decode('utf-8')
-    except UnicodeError:
-        return False
-    return True
-
-
 def _fault_response(status, message):
     resp = webob.Response(status=status, content_type='application/json',
                           charset='UTF-8')
@@ -106,7 +97,7 @@ class ParsableErrors:
     @webob.dec.wsgify
     def __call__(self, req):
         raw_path = req.environ.get('PATH_INFO', '')
-        if not _readable(raw_path, req.environ.get('QUERY_STRING', '')):
+        if not request_checks.readable_target(req.environ):
             # webob (and so Pecan) cannot even parse such a request.
             resp = _fault_response(400, 'The request path or query string '
                                         'is not valid UTF-8.')

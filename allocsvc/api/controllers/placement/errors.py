@@ -15,6 +15,7 @@ import webob.dec
 import webob.exc
 
 from allocsvc.api.controllers.placement import microversion
+from allocsvc.api import request_checks
 from allocsvc.common import exception
 
 LOG = logging.getLogger(__name__)
@@ -96,6 +97,7 @@ class JSONErrors:
     In: remembers the client's Accept header (for handlers that check it)
     and leaves in its place the one format webob is to render errors in:
     JSON, or HTML for a client that prefers it (``error_media_type``).
+    Refuses (400) a path or query string that is not UTF-8.
     Out: any exception that escapes the layers below becomes an error
     document (a 500 if it was not an HTTP error: always a bug).
     """
@@ -108,6 +110,10 @@ class JSONErrors:
         accept = req.environ.get('HTTP_ACCEPT')
         req.environ[ENV_ORIGINAL_ACCEPT] = accept
         req.environ['HTTP_ACCEPT'] = error_media_type(accept)
+        if not request_checks.readable_target(req.environ):
+            # webob (and so every layer below) cannot decode it.
+            return to_http_error(req, webob.exc.HTTPBadRequest(
+                'The request path or query string is not valid UTF-8.'))
         try:
             return req.get_response(self.application)
         except Exception as exc:

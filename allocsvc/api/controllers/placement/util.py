@@ -14,6 +14,7 @@ import webob.exc
 
 from allocsvc.api.controllers.placement import errors
 from allocsvc.api.controllers.placement import microversion
+from allocsvc.api import request_checks
 from allocsvc.common import exception
 from allocsvc.common import policy
 from allocsvc.placement import providers
@@ -131,20 +132,18 @@ def validate(data, schema, prefix='JSON does not validate'):
         raise exception.BadRequest('%s: %s' % (prefix, error))
 
 
-def _no_constants(name):
-    # NaN and Infinity are not JSON; Python accepts them, and NaN would
-    # pass every numeric comparison of a schema.
-    raise ValueError('%s is not a valid JSON value' % name)
-
-
 def extract_json(req, schema):
-    """The request body, parsed and validated against ``schema``."""
+    """The request body, parsed and validated against ``schema``: 415
+    for a charset other than UTF-8, 400 for a body that is not UTF-8
+    JSON text (``allocsvc.api.input``)."""
+    charset = request_checks.foreign_charset(req.environ)
+    if charset is not None:
+        raise webob.exc.HTTPUnsupportedMediaType(
+            'The charset %s is not supported, use UTF-8' % charset)
     try:
-        data = json.loads(req.body, parse_constant=_no_constants)
-    except ValueError as exc:
+        data = request_checks.load_json(req.body)
+    except request_checks.InvalidBody as exc:
         raise exception.BadRequest('Malformed JSON: %s' % exc)
-    except RecursionError:
-        raise exception.BadRequest('Malformed JSON: nested too deeply')
     validate(data, schema)
     return data
 

@@ -101,7 +101,7 @@ def _with_suffix(fetch, ident):
 def _fetch_allocation(ident):
     utils.check_ident(ident)
     ctx = utils.context()
-    if uuidutils.is_uuid_like(ident):
+    if utils.is_uuid(ident):
         try:
             return objects.Allocation.get_by_uuid(ctx, ident)
         except exception.AllocationNotFound:
@@ -143,7 +143,7 @@ def _resolve_candidates(idents):
     (``access.candidate_project``), are not found."""
     ctx = utils.context()
     project = access.candidate_project()
-    uuids = [i for i in idents if uuidutils.is_uuid_like(i)]
+    uuids = [i for i in idents if utils.is_uuid(i)]
     found = {}
     if uuids:
         filters = {'uuid_in': sorted(set(uuids))}
@@ -152,7 +152,7 @@ def _resolve_candidates(idents):
         for node in objects.Node.list(ctx, filters):
             found[node.uuid] = node.uuid
     for ident in idents:
-        if ident in found or uuidutils.is_uuid_like(ident) or \
+        if ident in found or utils.is_uuid(ident) or \
                 not utils.is_valid_logical_name(ident):
             continue
         try:

@@ -15,7 +15,6 @@ import re
 
 import jsonschema
 import os_traits
-from oslo_utils import uuidutils
 
 from allocsvc.api.controllers.v1 import utils
 
@@ -91,12 +90,11 @@ def check_json_size(field, value):
 
 
 def check_uuid(value):
-    """A UUID that fits the column (36 characters), or None. uuidutils
-    also calls ``urn:uuid:...`` and braced forms UUIDs: those are longer,
-    so they are refused here rather than by the database."""
+    """A UUID (``utils.is_uuid``: not a braced or ``urn:uuid:`` form),
+    or None."""
     if value is None:
         return None
-    if not uuidutils.is_uuid_like(value) or len(value) > 36:
+    if not utils.is_uuid(value):
         raise utils.BadRequest('Expected a UUID but received %s.' % value)
     return value
 

@@ -10,16 +10,15 @@ runs; both need input they can handle:
   ``_get``, or ``index``, where Pecan finds each controller's handlers)
   would be routed into that attribute: such a segment is not found
   (404), whatever resource it would name;
-* a JSON body that is not UTF-8, not JSON, or nested too deeply for
-  Python's parser is refused (400) with a message saying which.
+* a JSON body that is not UTF-8, not JSON, nested too deeply or holding
+  a lone surrogate is refused (400) with a message saying which, and one
+  in another charset than UTF-8 (415).
 """
-
-import json
 
 from pecan import hooks
 import webob.exc
 
-_JSON_TYPES = ('application/json', 'application/javascript')
+from allocsvc.api import request_checks
 
 
 def _attribute_names(controller_classes):
@@ -48,15 +47,21 @@ class RequestChecksHook(hooks.PecanHook):
 
 
 def check_json_body(request):
-    """400 for a JSON body that cannot be parsed, with the reason."""
-    if request.method in ('GET', 'HEAD') or not request.body or \
-            request.content_type not in _JSON_TYPES:
+    """415 for a JSON body in a charset other than UTF-8, 400 for one
+    that cannot be read (``allocsvc.api.request_checks``), with the
+    reason."""
+    if request.method in ('GET', 'HEAD') or \
+            request.content_type not in request_checks.JSON_TYPES:
+        return
+    # Pecan decodes even an empty JSON body in the charset it names.
+    charset = request_checks.foreign_charset(request.environ)
+    if charset is not None:
+        raise webob.exc.HTTPUnsupportedMediaType(
+            detail='The charset %s is not supported, use UTF-8.' % charset)
+    if not request.body:
         return
     try:
-        json.loads(request.body)
-    except RecursionError:
-        raise webob.exc.HTTPBadRequest(
-            detail='The request body is nested too deeply.')
-    except (ValueError, UnicodeDecodeError) as exc:
+        request_checks.load_json(request.body)
+    except request_checks.InvalidBody as exc:
         raise webob.exc.HTTPBadRequest(
             detail='The request body is not valid JSON: %s' % exc)

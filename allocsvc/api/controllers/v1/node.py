@@ -28,7 +28,6 @@ under the node's lock.
 """
 
 
-from oslo_utils import uuidutils
 import pecan
 import webob.exc
 
@@ -220,7 +219,7 @@ class NodesController:
     def _parent_uuid(ident):
         """The UUID of the parent node ``ident`` names (itself if there
         is no such node: the filter then finds no child)."""
-        if uuidutils.is_uuid_like(ident):
+        if utils.is_uuid(ident):
             return ident
         try:
             return node_common.get_node(ident).uuid
@@ -277,7 +276,7 @@ def _validate(ident):
     """What validating the driver interfaces of the node ``ident`` (UUID
     or name) finds, per interface type (the conductor answers)."""
     if not utils.allowed(node_schema.SINCE['name']) and \
-            not uuidutils.is_uuid_like(ident):
+            not utils.is_uuid(ident):
         raise utils.NotAcceptable('Request not acceptable.')
     node = node_common.authorized_node(ident, 'baremetal:node:validate')
     return utils.rpcapi().validate_driver_interfaces(utils.context(), node)

@@ -3,7 +3,6 @@ names, rendering a node as Ironic does at the request's version, and the
 lock holder through which the API changes nodes."""
 
 from oslo_utils import strutils
-from oslo_utils import uuidutils
 import pecan
 
 from allocsvc import objects
@@ -20,7 +19,7 @@ _SECRET = '******'
 
 def _lookup(ident):
     ctx = utils.context()
-    if uuidutils.is_uuid_like(ident):
+    if utils.is_uuid(ident):
         return objects.Node.get_by_uuid(ctx, ident)
     if utils.allowed(node_schema.SINCE['name']):
         utils.check_ident(ident)

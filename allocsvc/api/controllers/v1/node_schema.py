@@ -12,7 +12,6 @@ import re
 import jsonschema
 import os_traits
 from oslo_utils import strutils
-from oslo_utils import uuidutils
 
 from allocsvc.api.controllers.v1 import utils
 
@@ -202,7 +201,7 @@ def check_text(name, value):
 
 
 def check_uuid(name, value):
-    if value is not None and not uuidutils.is_uuid_like(value):
+    if value is not None and not utils.is_uuid(value):
         raise utils.BadRequest('Expected UUID for %s: %s' % (name, value))
     return value
 

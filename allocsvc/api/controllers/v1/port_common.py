@@ -7,7 +7,6 @@ Reads go through ``allocsvc.objects``; writes are conductor calls
 (``utils.rpcapi()``) made under the node's lock there.
 """
 
-from oslo_utils import uuidutils
 import pecan
 
 from allocsvc import objects
@@ -124,7 +123,7 @@ def fetch(kind, ident):
 
 def _fetch(kind, ident):
     ctx = utils.context()
-    if uuidutils.is_uuid_like(ident):
+    if utils.is_uuid(ident):
         return kind.obj.get_by_uuid(ctx, ident)
     if not utils.allowed(kind.name_since):
         raise utils.BadRequest('Expected a UUID but received %s.' % ident)
@@ -142,7 +141,7 @@ def authorized(kind, ident, action):
 
 
 def _node_for_filter(ident):
-    if not uuidutils.is_uuid_like(ident) and not utils.allowed((1, 5)):
+    if not utils.is_uuid(ident) and not utils.allowed((1, 5)):
         raise not_acceptable()
     node = node_common.get_node(ident)
     access.authorize_node('baremetal:node:get', node, ident)
@@ -188,7 +187,7 @@ def list_collection(kind, resource, detail_path=False, node_ident=None,
                      kind.unsortable)
     limit = utils.parse_limit(params.get('limit'))
     marker = params.get('marker')
-    if marker is not None and not uuidutils.is_uuid_like(marker):
+    if marker is not None and not utils.is_uuid(marker):
         raise utils.BadRequest('Expected a UUID but received %s.' % marker)
     filters = _filters(kind, params, node_ident, portgroup_ident)
     if project is not None:

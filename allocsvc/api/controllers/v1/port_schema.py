@@ -5,7 +5,6 @@ import re
 
 import jsonschema
 from oslo_utils import strutils
-from oslo_utils import uuidutils
 
 from allocsvc.api.controllers.v1 import node_schema
 from allocsvc.api.controllers.v1 import utils
@@ -115,7 +114,7 @@ def normalize_mac(address):
 
 
 def check_uuid(value):
-    if not isinstance(value, str) or not uuidutils.is_uuid_like(value):
+    if not isinstance(value, str) or not utils.is_uuid(value):
         raise utils.BadRequest('Expected a UUID but received %s.' % value)
     return value
 

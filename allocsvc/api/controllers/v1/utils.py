@@ -25,6 +25,7 @@ _NAME_RE = re.compile(r'^[A-Za-z0-9\-._~]+$')
 # Before 1.10 a logical name had to be a valid host name.
 _HOSTNAME_LABEL_RE = re.compile(r'^(?!-)[a-z0-9-]{1,63}(?<!-)$')
 NAME_MAX_LENGTH = 255
+_UUID_CHARS = re.compile(r'^[0-9a-fA-F-]+$')
 
 PATCH_OPS = ('add', 'replace', 'remove')
 
@@ -85,10 +86,22 @@ def is_valid_logical_name(name):
     return all(_HOSTNAME_LABEL_RE.match(label.lower()) for label in labels)
 
 
+def is_uuid(value):
+    """Whether ``value`` is a UUID this API takes: uuid-like for
+    oslo.utils (32 hex digits, dashes anywhere) in at most 36
+    characters of hex digits and dashes. uuidutils also takes the
+    braced (``{...}``) and ``urn:uuid:`` forms and any number of dashes:
+    stored as given, they are not the UUIDs their clients meant, and
+    longer ones overflow the 36-character columns."""
+    return (isinstance(value, str) and len(value) <= 36 and
+            _UUID_CHARS.match(value) is not None and
+            uuidutils.is_uuid_like(value))
+
+
 def check_ident(ident):
     """``ident`` must be a UUID or a logical name: 400 otherwise, with
     Ironic's message."""
-    if uuidutils.is_uuid_like(ident) or is_valid_logical_name(ident):
+    if is_uuid(ident) or is_valid_logical_name(ident):
         return ident
     raise BadRequest('Expected a logical name or UUID but received %s.'
                      % ident)
