@@ -33,6 +33,7 @@ from allocsvc.api.controllers.v1 import unprovided as v1_unprovided
 from allocsvc.api.middleware import auth as baremetal_auth
 from allocsvc.api.middleware import errors as baremetal_errors
 from allocsvc.api.middleware import requestlog
+from allocsvc.api.middleware import sizelimit
 from allocsvc.api.middleware import version as baremetal_version
 from allocsvc import objects
 from allocsvc.common import policy
@@ -69,6 +70,9 @@ def placement_app(conf, enforcer=None):
     # route table's 405.
     if conf.cors.allowed_origin:
         app = cors.CORS(app, conf)
+    # In: 413 for a body larger than [oslo_middleware]
+    # max_request_body_size (oslo.middleware's limit), worded below.
+    app = sizelimit.RequestBodySizeLimiter(app, conf)
     # In: picks the error format: JSON, or HTML for a client that asks for
     # it. Out: any escaped exception becomes an error document.
     app = errors.JSONErrors(app)
@@ -126,6 +130,9 @@ def baremetal_app(conf, enforcer=None, rpcapi=None):
     # In: negotiates the microversion (406 when it cannot). Out: adds the
     # Ironic version headers, the standard one and Vary to /v1 responses.
     app = baremetal_version.Microversion(app)
+    # In: 413 for a body larger than [oslo_middleware]
+    # max_request_body_size (oslo.middleware's limit), worded below.
+    app = sizelimit.RequestBodySizeLimiter(app, conf)
     # Out: wraps every error in Ironic's {"error_message": "..."}; an
     # escaped exception is logged and becomes a 500 Server fault.
     app = baremetal_errors.ParsableErrors(app)

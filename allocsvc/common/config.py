@@ -16,6 +16,7 @@ from oslo_messaging import opts as messaging_opts
 from oslo_messaging import transport as messaging_transport
 from oslo_middleware import cors
 from oslo_middleware import http_proxy_to_wsgi
+from oslo_middleware import sizelimit
 from oslo_policy import opts as policy_opts
 from oslo_service import service as oslo_service
 
@@ -292,6 +293,7 @@ def register_opts(conf):
     log.register_options(conf)
     conf.register_opts(cors.CORS_OPTS, group='cors')
     conf.register_opts(http_proxy_to_wsgi.OPTS, group='oslo_middleware')
+    conf.register_opts(sizelimit.OPTS, group='oslo_middleware')
     policy_opts.set_defaults(conf)
     # graceful_shutdown_timeout bounds the stop of every service command,
     # also of those that do not run under oslo.service's launcher.

@@ -223,10 +223,21 @@ placement_topology_changes = sa.Table(
 
 class JsonText(sa.types.TypeDecorator):
     """A JSON document (dict or list) stored as TEXT on every backend; the
-    native JSON types differ between MariaDB, PostgreSQL and SQLite."""
+    native JSON types differ between MariaDB, PostgreSQL and SQLite.
+    MariaDB's TEXT holds 64 KiB (the API refuses larger values); a
+    ``long`` one is LONGTEXT there."""
 
     impl = sa.Text
     cache_ok = True
+
+    def __init__(self, long=False):
+        super().__init__()
+        self.long = long
+
+    def load_dialect_impl(self, dialect):
+        if self.long and dialect.name == 'mysql':
+            return dialect.type_descriptor(mysql.LONGTEXT())
+        return dialect.type_descriptor(sa.Text())
 
     def process_bind_param(self, value, dialect):
         return None if value is None else json.dumps(value)
@@ -286,7 +297,8 @@ nodes = sa.Table(
     sa.Column('automated_clean', sa.Boolean, nullable=True),
     sa.Column('properties', JsonText, nullable=True),
     sa.Column('extra', JsonText, nullable=True),
-    sa.Column('instance_info', JsonText, nullable=True),
+    # Config drives travel in it: LONGTEXT on MariaDB, as in Ironic.
+    sa.Column('instance_info', JsonText(long=True), nullable=True),
     sa.Column('last_error', sa.Text, nullable=True),
     *_timestamps(),
     # Migration 0006_node_fields: the rest of Ironic's node.

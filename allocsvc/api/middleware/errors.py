@@ -107,6 +107,11 @@ class ParsableErrors:
             req.environ['HTTP_ACCEPT'] = 'application/json'
             try:
                 resp = req.get_response(self.application)
+            except webob.exc.HTTPException as exc:
+                # Raised outside Pecan (the size limit): worded as
+                # Pecan's own HTTP errors are.
+                req.environ[PECAN_EXCEPTION] = exc
+                resp = req.get_response(exc)
             except Exception:
                 LOG.exception('Unexpected error handling %s %r', req.method,
                               raw_path)

@@ -10,7 +10,6 @@ and ``owner`` fits its column.
 """
 
 import copy
-import json
 import re
 
 import jsonschema
@@ -35,7 +34,7 @@ def _nullable(kind, **extra):
 # Text that goes into a column as is: PostgreSQL stores no NUL character.
 NO_NUL = '^[^\u0000]*$'
 # JSON columns are TEXT, which holds 64 KiB on MariaDB.
-MAX_JSON_BYTES = 65535
+MAX_JSON_BYTES = utils.MAX_TEXT_BYTES
 
 
 POST_1_52 = {
@@ -83,10 +82,7 @@ def validate_post(body):
 def check_json_size(field, value):
     """400 for a value too large for its JSON column, rather than a
     database error (MariaDB's TEXT holds 64 KiB)."""
-    if value is not None and len(json.dumps(value)) > MAX_JSON_BYTES:
-        raise utils.BadRequest('Invalid input for field/attribute %s: the '
-                               'value is larger than %d bytes once encoded.'
-                               % (field, MAX_JSON_BYTES))
+    utils.check_stored_size(field, value)
 
 
 def check_uuid(value):

@@ -50,8 +50,8 @@ def check_json_body(request):
     """415 for a JSON body in a charset other than UTF-8, 400 for one
     that cannot be read (``allocsvc.api.request_checks``), with the
     reason."""
-    if request.method in ('GET', 'HEAD') or \
-            request.content_type not in request_checks.JSON_TYPES:
+    # Every method: WSME reads a JSON body even on a GET.
+    if request.content_type not in request_checks.JSON_TYPES:
         return
     # Pecan decodes even an empty JSON body in the charset it names.
     charset = request_checks.foreign_charset(request.environ)

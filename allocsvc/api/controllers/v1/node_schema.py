@@ -112,6 +112,9 @@ _BOOLEANS = ('automated_clean', 'maintenance', 'console_enabled',
 _OBJECTS = ('driver_info', 'properties', 'extra', 'instance_info',
             'network_data')
 
+# Stored in LONGTEXT on MariaDB (as in Ironic): no 64 KiB limit.
+_LONG = ('instance_info',)
+
 # Names a node cannot take: they are paths under /v1/nodes in Ironic.
 RESERVED_NAMES = ('detail', 'maintenance', 'management', 'states',
                   'validate', 'vendor_passthru')
@@ -225,6 +228,8 @@ def check_node(document, name='node', patched=False):
     values = dict(document)
     for key, value in values.items():
         check_text(key, value)
+        if key not in _LONG:
+            utils.check_stored_size(key, value)
     for key in ('uuid', 'instance_uuid', 'chassis_uuid'):
         if key in values:
             check_uuid(key, values[key])

@@ -210,6 +210,7 @@ class NodeMaintenanceController(_OneNode):
         reason = _string(body, 'reason')
         if reason is None:
             reason = params.get('reason')
+        utils.check_stored_size('reason', reason)
         node = node_common.authorized_node(
             ident, 'baremetal:node:set_maintenance')
         utils.rpcapi().set_maintenance(utils.context(), node, True, reason)

@@ -184,6 +184,7 @@ def check_document(kind, document):
     values = dict(document)
     for key, value in values.items():
         node_schema.check_text(key, value)
+        utils.check_stored_size(key, value)
     mandatory = PORT_MANDATORY if kind == 'port' else PORTGROUP_MANDATORY
     for key in mandatory:
         if values.get(key) is None:

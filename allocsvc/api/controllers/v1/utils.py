@@ -7,6 +7,7 @@ timestamps, all with Ironic's error messages. No SQL and no business
 rules here.
 """
 
+import json
 import re
 import urllib.parse
 
@@ -26,6 +27,10 @@ _NAME_RE = re.compile(r'^[A-Za-z0-9\-._~]+$')
 _HOSTNAME_LABEL_RE = re.compile(r'^(?!-)[a-z0-9-]{1,63}(?<!-)$')
 NAME_MAX_LENGTH = 255
 _UUID_CHARS = re.compile(r'^[0-9a-fA-F-]+$')
+
+# MariaDB's TEXT, where free-form values (reasons, descriptions, JSON
+# documents) are stored, holds 64 KiB.
+MAX_TEXT_BYTES = 65535
 
 PATCH_OPS = ('add', 'replace', 'remove')
 
@@ -215,6 +220,23 @@ def json_body(body):
         raise BadRequest('The request body is empty; a JSON document is '
                          'expected.')
     return body
+
+
+def check_stored_size(field, value):
+    """400 for a value too large for the TEXT column it is stored in
+    (MAX_TEXT_BYTES once encoded: a string as UTF-8, anything else as
+    the JSON the column holds), rather than a database error on MariaDB
+    and a value other databases would keep."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return
+    if isinstance(value, str):
+        size = len(value.encode('utf-8'))
+    else:
+        size = len(json.dumps(value))
+    if size > MAX_TEXT_BYTES:
+        raise BadRequest('Invalid input for field/attribute %s: the value '
+                         'is larger than %d bytes once encoded.'
+                         % (field, MAX_TEXT_BYTES))
 
 
 def check_patch(patch):
