@@ -283,17 +283,25 @@ QUERY_JUNK = ['%FF', '%', '%zz', '&&', '==', '%00', 'a=%FF&a=%FE',
 
 
 @st.composite
-def queries(draw, names, schemas=()):
-    """A query string: names of the route (or a schema's), drawn values,
-    sometimes percent-encoded junk."""
+def queries(draw, names, schemas=(), bases=()):
+    """A query string: a valid one of the route (``bases``) with one
+    value changed or one added, or names of the route (or a schema's)
+    with drawn values, sometimes with percent-encoded junk."""
     pairs = []
-    if schemas:
+    if bases and draw(st.booleans()):
+        pairs = list(draw(st.sampled_from(bases)))
+        if pairs and draw(st.booleans()):
+            index = draw(st.integers(0, len(pairs) - 1))
+            pairs[index] = (pairs[index][0], draw(st.one_of(
+                strange_text, strange_number.map(str),
+                st.sampled_from([p[1] + ',' + p[1] for p in pairs]))))
+    elif schemas:
         doc = draw(from_schema(draw(st.sampled_from(schemas))))
         if isinstance(doc, dict):
             for key, value in doc.items():
                 values = value if isinstance(value, list) else [value]
                 pairs += [(key, v) for v in values if isinstance(v, str)]
-    for _i in range(draw(st.integers(0, 3))):
+    for _i in range(draw(st.integers(0, 2 if pairs else 3))):
         pairs.append((draw(st.sampled_from(names) if names else strange_text),
                       draw(st.one_of(strange_text,
                                      strange_number.map(str)))))
@@ -314,6 +322,31 @@ CONTENT_TYPES = ['application/json'] * 12 + [
     'application/x-www-form-urlencoded', 'application/json;;']
 ACCEPTS = [None] * 12 + ['application/json', 'text/html', '*/*',
                          'application/xml', 'application/json;q=0']
+
+
+# Headers a client may add, with values that exist or make no sense.
+EXTRA_HEADERS = {
+    'X-OpenStack-Request-ID': ['req-' + '0' * 8 + '-0000-4000-8000-' +
+                               '0' * 12, 'req-x', NUL, 'x' * 500],
+    'X-Project-Id': ['p', '', 'x' * 300, '\u00e9'],
+    'X-User-Id': ['u', '', 'x' * 300],
+    'X-Roles': ['admin', 'reader', '', 'member,reader', 'service'],
+    'X-Forwarded-Proto': ['https', 'gopher', ''],
+    'X-Forwarded-Host': ['example.com:8080', '[::1', ''],
+    'Origin': ['http://example.com', 'null'],
+    'Access-Control-Request-Method': ['PUT', 'BREW'],
+    'If-None-Match': ['*', '"x"'],
+    'Accept-Language': ['de', '*;q=x'],
+    'Content-Encoding': ['gzip', 'identity'],
+}
+
+
+@st.composite
+def extra_headers(draw):
+    names = draw(st.lists(st.sampled_from(sorted(EXTRA_HEADERS)),
+                          unique=True, max_size=2))
+    return {name: draw(st.sampled_from(EXTRA_HEADERS[name]))
+            for name in names}
 
 
 def _body_bytes(body):
@@ -403,6 +436,33 @@ PLACEMENT_QUERIES = {
     '/usages': [usage.GET_1_9, usage.GET_1_38],
     '/traits': [trait.LIST_QUERY],
 }
+_RP = '{rp}'
+_AGG = 'a9a9a9a9-a9a9-4a9a-8a9a-a9a9a9a9a9a9'
+# Valid queries of the Placement reads, for mutations to start from
+# ('{rp}': the seeded provider).
+PLACEMENT_QUERY_BASES = {
+    '/resource_providers': [
+        [('name', 'fz-seed')], [('uuid', _RP)], [('in_tree', _RP)],
+        [('member_of', 'in:' + _AGG)], [('resources', 'VCPU:1')],
+        [('required', 'CUSTOM_FZ,!HW_CPU_X86_AVX2')],
+        [('required', 'in:CUSTOM_FZ,HW_CPU_X86_AVX2')]],
+    '/allocation_candidates': [
+        [('resources', 'VCPU:1')], [('resources', 'VCPU:1'), ('limit', '5')],
+        [('resources', 'VCPU:1'), ('required', '!CUSTOM_FZ')],
+        [('resources', 'VCPU:1'), ('member_of', '!' + _AGG)],
+        [('resources', 'VCPU:1'), ('in_tree', _RP)],
+        [('resources1', 'VCPU:1'), ('resources2', 'VCPU:1'),
+         ('group_policy', 'isolate')],
+        [('resources', 'VCPU:1'), ('required_a', 'CUSTOM_FZ'),
+         ('same_subtree', '_a'), ('root_required', '!CUSTOM_FZ')]],
+    '/usages': [[('project_id', 'p')], [('project_id', 'p'),
+                                        ('user_id', 'u')],
+                [('project_id', 'p'), ('consumer_type', 'INSTANCE')],
+                [('project_id', 'p'), ('consumer_type', 'all')]],
+    '/traits': [[('name', 'startswith:CUSTOM')],
+                [('name', 'in:CUSTOM_FZ,HW_CPU_X86_AVX2')],
+                [('associated', 'true')]],
+}
 PLACEMENT_QUERY_NAMES = [
     'name', 'uuid', 'member_of', 'in_tree', 'resources', 'required',
     'limit', 'group_policy', 'project_id', 'user_id', 'consumer_type',
@@ -448,8 +508,10 @@ def placement_requests(draw, values):
                             st.sampled_from(METHODS)))
     url = _fill(template, draw, values)
     if method == 'GET':
+        bases = [[(k, v.replace(_RP, values['uuid'][0])) for k, v in base]
+                 for base in PLACEMENT_QUERY_BASES.get(template, ())]
         url += draw(queries(PLACEMENT_QUERY_NAMES,
-                            PLACEMENT_QUERIES.get(template, ())))
+                            PLACEMENT_QUERIES.get(template, ()), bases))
     elif draw(st.integers(0, 5)) == 0:
         url += draw(queries(PLACEMENT_QUERY_NAMES))
     body = None
@@ -466,6 +528,7 @@ def placement_requests(draw, values):
                'OpenStack-API-Version': version,
                'Content-Type': draw(st.sampled_from(CONTENT_TYPES)),
                'Accept': draw(st.sampled_from(ACCEPTS))}
+    headers.update(draw(extra_headers()))
     return method, url, headers, body
 
 
@@ -646,6 +709,32 @@ V1_BODIES = {
         'properties': {'enabled': {'type': ['boolean', 'string']}}}],
 }
 
+_LISTING = [[('limit', '2')], [('limit', '1'), ('marker', '{first}')],
+            [('sort_key', 'created_at'), ('sort_dir', 'desc')],
+            [('fields', 'uuid,name')], [('detail', 'true')]]
+# Valid queries of the /v1 reads, for mutations to start from.
+V1_QUERY_BASES = {
+    '/v1/nodes': _LISTING + [
+        [('owner', 'p')], [('resource_class', 'fz-rc')],
+        [('provision_state', 'available')], [('maintenance', 'false')],
+        [('associated', 'true')], [('description_contains', 'x')],
+        [('driver', 'fake-hardware')], [('conductor_group', '')],
+        [('fault', 'power failure')], [('shard', 'a')], [('sharded', 'true')]],
+    '/v1/nodes/detail': _LISTING[:3] + [[('instance_uuid', _AGG)]],
+    '/v1/ports': _LISTING + [[('node', 'fz-node')],
+                             [('address', '52:54:00:00:00:02')],
+                             [('portgroup', 'fz-pg')]],
+    '/v1/portgroups': _LISTING + [[('node', 'fz-node')],
+                                  [('address', '52:54:00:00:00:01')]],
+    '/v1/allocations': _LISTING + [[('node', 'fz-node')],
+                                   [('resource_class', 'fz-rc')],
+                                   [('state', 'active')], [('owner', 'p')]],
+    '/v1/conductors': _LISTING[:3] + [[('detail', 'true')]],
+    '/v1/drivers': [[('type', 'dynamic')], [('detail', 'true')]],
+    '/v1/nodes/{node}': [[('fields', 'uuid,name,extra')]],
+    '/v1/nodes/{node}/vendor_passthru': [[('method', 'x')]],
+}
+
 V1_QUERY_NAMES = [
     'limit', 'marker', 'sort_key', 'sort_dir', 'fields', 'detail', 'node',
     'node_uuid', 'portgroup', 'address', 'resource_class', 'state', 'owner',
@@ -704,7 +793,10 @@ def v1_requests(draw, values):
                             st.sampled_from(METHODS)))
     url = _fill(path, draw, values)
     if draw(st.integers(0, 1)) == 0 or method == 'GET':
-        url += draw(queries(V1_QUERY_NAMES))
+        first = values['node'][0]
+        bases = [[(k, v.replace('{first}', first)) for k, v in base]
+                 for base in V1_QUERY_BASES.get(path, ())]
+        url += draw(queries(V1_QUERY_NAMES, (), bases))
     body = None
     if method in ('PUT', 'POST', 'PATCH') or draw(st.integers(0, 5)) == 0:
         body = draw(bodies(V1_BODIES.get((path, method))))
@@ -717,6 +809,7 @@ def v1_requests(draw, values):
     headers = {'X-OpenStack-Ironic-API-Version': version,
                'Content-Type': draw(st.sampled_from(CONTENT_TYPES)),
                'Accept': draw(st.sampled_from(ACCEPTS))}
+    headers.update(draw(extra_headers()))
     return method, url, headers, body
 
 
@@ -743,6 +836,9 @@ def test_v1_routes_fuzz(v1_app, caplog):
     @given(v1_requests(values))
     def check(request):
         method, url, headers, body = request
+        # The test conductor runs no periodic tasks: its heartbeat, so
+        # that it is not taken for dead in a long run.
+        conductor_harness.api_conductor()
         caplog.clear()
         resp = _send(app, method, url, headers, body)
         _check(resp, caplog, _describe(method, url, headers, body))
@@ -768,3 +864,27 @@ def test_v1_unparsable_form_body_is_400(v1_app, caplog, method, body):
     resp = _send(app, 'GET', url, {'X-OpenStack-Ironic-API-Version':
                                    'latest'}, None)
     assert resp.status_int == 200
+
+
+@pytest.mark.parametrize('limit', [2 ** 63, 2 ** 64, 10 ** 30])
+def test_placement_candidates_limit_beyond_any_list(caplog, limit):
+    # itertools.islice refused a limit above sys.maxsize: a 500.
+    conftest.get_database('sqlite')
+    app = api_app.placement_app(conftest.make_conf())
+    rp = client.ok(client.placement_request(
+        app, 'POST', '/resource_providers', '1.39',
+        {'name': 'fz-limit-%d' % limit}))['uuid']
+    client.placement_request(app, 'PUT',
+                             '/resource_classes/CUSTOM_FZ_LIMIT', '1.39')
+    client.ok(client.placement_request(
+        app, 'PUT', '/resource_providers/%s/inventories' % rp, '1.39',
+        {'resource_provider_generation': 0,
+         'inventories': {'CUSTOM_FZ_LIMIT': {'total': 4}}}))
+    caplog.clear()
+    resp = client.placement_request(
+        app, 'GET', '/allocation_candidates?resources=CUSTOM_FZ_LIMIT:1'
+        '&in_tree=%s&limit=%d' % (rp, limit), '1.39')
+    body = client.ok(resp)
+    assert len(body['allocation_requests']) == 1
+    assert list(body['provider_summaries']) == [rp]
+    _check(resp, caplog, limit)
