@@ -74,30 +74,44 @@ def foreign_charset(environ):
     return None
 
 
-def _check_document(data):
-    """InvalidBody for nesting beyond MAX_JSON_DEPTH or a string (value
-    or member name) that is not Unicode text. Iterative: a document that
-    Python's parser accepted may be too deep to walk recursively."""
-    stack = [(data, 1)]
+def _check_depth(data):
+    """InvalidBody for nesting beyond MAX_JSON_DEPTH. Level by level,
+    containers only: a document Python's parser accepted may be too deep
+    to walk recursively, and scalars need no look."""
+    containers = (dict, list)
+    level = [data] if type(data) in containers else []
+    for _depth in range(MAX_JSON_DEPTH):
+        if not level:
+            return
+        deeper = []
+        for value in level:
+            for child in (value.values() if type(value) is dict
+                          else value):
+                if type(child) in containers:
+                    deeper.append(child)
+        level = deeper
+    if level:
+        raise InvalidBody(_TOO_DEEP)
+
+
+def _check_text(data):
+    """InvalidBody for a string (value or member name) that is not
+    Unicode text (a lone surrogate)."""
+    stack = [data]
     while stack:
-        value, depth = stack.pop()
+        value = stack.pop()
         if isinstance(value, dict):
-            children = list(value.values())
             for key in value:
                 if _SURROGATE.search(key):
                     raise InvalidBody(
                         'the member name %s is not valid Unicode (it holds '
                         'a lone surrogate)' % ascii(key))
+            stack.extend(value.values())
         elif isinstance(value, list):
-            children = value
-        else:
-            if isinstance(value, str) and _SURROGATE.search(value):
-                raise InvalidBody('the string %s is not valid Unicode (it '
-                                  'holds a lone surrogate)' % ascii(value))
-            continue
-        if depth > MAX_JSON_DEPTH:
-            raise InvalidBody(_TOO_DEEP)
-        stack.extend((child, depth + 1) for child in children)
+            stack.extend(value)
+        elif isinstance(value, str) and _SURROGATE.search(value):
+            raise InvalidBody('the string %s is not valid Unicode (it '
+                              'holds a lone surrogate)' % ascii(value))
 
 
 def _no_constants(name):
@@ -126,7 +140,8 @@ def load_json(body):
     # Only a body with that many containers can be that deep, only one
     # with a surrogate escape can hold a lone surrogate: the walk is for
     # those alone.
-    if (text.count('[') + text.count('{') > MAX_JSON_DEPTH or
-            _SURROGATE_ESCAPE.search(text)):
-        _check_document(data)
+    if text.count('[') + text.count('{') > MAX_JSON_DEPTH:
+        _check_depth(data)
+    if _SURROGATE_ESCAPE.search(text):
+        _check_text(data)
     return data
