@@ -59,6 +59,21 @@ class _ThreadingServer(socketserver.ThreadingMixIn, simple_server.WSGIServer):
             self._in_flight -= 1
             self._idle.notify_all()
 
+    def close_listener(self):
+        """Take the connections the kernel has already queued (their
+        clients sent their requests before the stop: they are answered),
+        then close the listening socket, so that new ones are refused.
+        Call once ``shutdown`` has returned."""
+        self.socket.setblocking(False)
+        while True:
+            try:
+                request, client_address = self.get_request()
+            except OSError:
+                break
+            request.setblocking(True)
+            self.process_request(request, client_address)
+        self.server_close()
+
     def wait_idle(self, timeout=None):
         """Wait until no request is in flight (at most ``timeout``
         seconds, None: no limit); returns how many still are."""
@@ -172,7 +187,7 @@ def serve_forever(servers, stopper=None):
              'in flight')
     for s in servers:
         s.shutdown()
-        s.server_close()
+        s.close_listener()
     left = 0
     for s in servers:
         left += s.wait_idle(stopper.remaining())
