@@ -181,6 +181,43 @@ def from_schema(schema, depth=0):
     return hostile_json
 
 
+# Values that name what exists, for fields a random value would only
+# get refused for ('{node}' and the like: the seeded one, filled in when
+# the request is made), so that mutations reach what lies behind.
+HINTS = {
+    'driver': ['fake-hardware'],
+    'node_uuid': ['{node}'],
+    'node': ['{node}'],
+    'portgroup_uuid': ['{portgroup}'],
+    'resource_class': ['fz-rc', 'VCPU', 'CUSTOM_FZ'],
+    'address': ['52:54:00:12:34:56', '52:54:00:00:00:02'],
+    'project_id': ['p'],
+    'user_id': ['u'],
+    'consumer_type': ['INSTANCE'],
+    'resource_provider_generation': [0, 1, 2],
+    'consumer_generation': [None, 0, 1],
+}
+
+
+def _field(name, schema, depth):
+    if name in HINTS:
+        return st.one_of(st.sampled_from(HINTS[name]),
+                         st.sampled_from(HINTS[name]),
+                         from_schema(schema, depth))
+    return from_schema(schema, depth)
+
+
+def _resolve(doc, values):
+    """``doc`` with the placeholders of ``HINTS`` filled in."""
+    if isinstance(doc, str) and doc.startswith('{') and doc.endswith('}'):
+        return values.get(doc[1:-1], [doc])[0]
+    if isinstance(doc, list):
+        return [_resolve(item, values) for item in doc]
+    if isinstance(doc, dict):
+        return {key: _resolve(item, values) for key, item in doc.items()}
+    return doc
+
+
 def _object(schema, depth):
     props = schema.get('properties', {})
     required = list(schema.get('required', ()))
@@ -191,10 +228,10 @@ def _object(schema, depth):
     def build(draw):
         doc = {}
         for name in required:
-            doc[name] = draw(from_schema(props.get(name, {}), depth + 1))
+            doc[name] = draw(_field(name, props.get(name, {}), depth + 1))
         for name in draw(st.lists(st.sampled_from(optional), unique=True,
                                   max_size=4)) if optional else ():
-            doc[name] = draw(from_schema(props[name], depth + 1))
+            doc[name] = draw(_field(name, props[name], depth + 1))
         for pattern in draw(st.lists(st.sampled_from(sorted(patterned)),
                                      unique=True, max_size=2)) \
                 if patterned else ():
@@ -213,8 +250,9 @@ def _object(schema, depth):
 def mutated(draw, base):
     """``base`` as it is, or with one change a hostile client makes."""
     doc = draw(base)
-    how = draw(st.sampled_from(('keep', 'keep', 'value', 'value', 'remove',
-                                'add', 'nested', 'replace')))
+    how = draw(st.sampled_from(('keep', 'keep', 'keep', 'keep', 'value',
+                                'value', 'remove', 'add', 'nested',
+                                'replace')))
     if how == 'replace' or not isinstance(doc, (dict, list)) or not doc:
         return draw(hostile_json) if how != 'keep' else doc
     if isinstance(doc, list):
@@ -249,8 +287,8 @@ def bodies(schemas):
     if not schemas:
         return st.one_of(st.none(), raw, hostile_json)
     derived = st.one_of([from_schema(s) for s in schemas])
-    return st.one_of(mutated(derived), mutated(derived), raw,
-                     st.none(), hostile_json)
+    return st.one_of(mutated(derived), mutated(derived), mutated(derived),
+                     raw, st.none(), hostile_json)
 
 
 # -- paths and queries -------------------------------------------------------
@@ -272,7 +310,15 @@ def path_values(existing):
                      quoted)
 
 
-def _fill(template, draw, values):
+# The key, in the path values of a seed, of those a DELETE may name:
+# deleting what the other requests name would leave them nothing to find.
+SPARE = 'spare'
+
+
+def _fill(template, draw, values, method):
+    if method == 'DELETE':
+        values = dict(values, **values[SPARE])
+
     def value(match):
         return draw(path_values(values.get(match.group(1), ['x'])))
     return re.sub(r'\{(\w+)\}', value, template)
@@ -470,6 +516,15 @@ PLACEMENT_QUERY_NAMES = [
     'root_required', 'in_tree1']
 
 
+# Microversions: mostly the latest (where the most is to reach), every
+# minor version, and some that are not versions.
+PLACEMENT_VERSIONS = ['placement latest'] * 40 + [
+    'placement 1.%d' % minor for minor in range(46)] + [
+    'placement', 'placement 2.0', 'placement 1.', 'placement 1.01',
+    'placement 1.999999999999999999999', 'compute 1.1',
+    'placement 1.39, compute 2.1', None]
+
+
 def test_placement_body_table_covers_every_write():
     writes = {(template, method)
               for template, methods in handler.ROUTE_DECLARATIONS.items()
@@ -496,8 +551,17 @@ def _placement_seed(app):
          'project_id': 'p', 'user_id': 'u', 'consumer_generation': None,
          'consumer_type': 'INSTANCE'}),
         204)
+    spare = client.ok(client.placement_request(
+        app, 'POST', '/resource_providers', '1.39',
+        {'name': 'fz-spare'}))['uuid']
+    client.ok(client.placement_request(
+        app, 'PUT', '/traits/CUSTOM_FZ_SPARE', '1.39'), 201)
+    client.ok(client.placement_request(
+        app, 'PUT', '/resource_classes/CUSTOM_FZ_SPARE', '1.39'), 201)
     return {'uuid': [rp, consumer], 'name': ['CUSTOM_FZ', 'HW_CPU_X86_AVX2'],
-            'resource_class': ['VCPU', 'CUSTOM_FZ']}
+            'resource_class': ['VCPU', 'CUSTOM_FZ'],
+            SPARE: {'uuid': [spare], 'name': ['CUSTOM_FZ_SPARE'],
+                    'resource_class': ['CUSTOM_FZ_SPARE']}}
 
 
 @st.composite
@@ -506,8 +570,8 @@ def placement_requests(draw, values):
     taken = sorted(handler.ROUTE_DECLARATIONS[template])
     method = draw(st.one_of(st.sampled_from(taken), st.sampled_from(taken),
                             st.sampled_from(METHODS)))
-    url = _fill(template, draw, values)
-    if method == 'GET':
+    url = _fill(template, draw, values, method)
+    if method == 'GET' and draw(st.integers(0, 2)):
         bases = [[(k, v.replace(_RP, values['uuid'][0])) for k, v in base]
                  for base in PLACEMENT_QUERY_BASES.get(template, ())]
         url += draw(queries(PLACEMENT_QUERY_NAMES,
@@ -517,13 +581,7 @@ def placement_requests(draw, values):
     body = None
     if method in ('PUT', 'POST', 'PATCH') or draw(st.integers(0, 5)) == 0:
         body = draw(bodies(PLACEMENT_BODIES.get((template, method))))
-    version = draw(st.one_of(
-        st.just('placement latest'), st.just('placement latest'),
-        st.integers(0, 45).map(lambda m: 'placement 1.%d' % m),
-        st.sampled_from(['placement latest', 'placement 1.39', 'placement',
-                         'placement 2.0', 'placement 1.', 'placement 1.01',
-                         'placement 1.999999999999999999999', 'compute 1.1',
-                         'placement 1.39, compute 2.1', None])))
+    version = draw(st.sampled_from(PLACEMENT_VERSIONS))
     headers = {'X-Auth-Token': 'admin', 'X-Roles': 'admin,service',
                'OpenStack-API-Version': version,
                'Content-Type': draw(st.sampled_from(CONTENT_TYPES)),
@@ -782,8 +840,16 @@ def _v1_seed():
         'event': ['00000000-0000-0000-0000-000000000000'],
         'indicator': ['led@system'],
         'thing': ['x'],
+        SPARE: {'node': [spare['uuid'], 'fz-spare'],
+                'allocation': ['fz-none'], 'port': ['fz-none'],
+                'portgroup': ['fz-none']},
     }
     return app, values
+
+
+V1_VERSIONS = ['latest'] * 40 + ['1.%d' % minor for minor in range(100)] + [
+    '1.101', '2.0', '1.', 'v1.1', '1.99999999999999999999', '1.1.1',
+    ' 1.60 ', '', None]
 
 
 @st.composite
@@ -791,21 +857,17 @@ def v1_requests(draw, values):
     path, taken = draw(st.sampled_from(V1_TABLE))
     method = draw(st.one_of(st.sampled_from(taken), st.sampled_from(taken),
                             st.sampled_from(METHODS)))
-    url = _fill(path, draw, values)
-    if draw(st.integers(0, 1)) == 0 or method == 'GET':
+    url = _fill(path, draw, values, method)
+    if draw(st.integers(0, 1)):
         first = values['node'][0]
         bases = [[(k, v.replace('{first}', first)) for k, v in base]
                  for base in V1_QUERY_BASES.get(path, ())]
         url += draw(queries(V1_QUERY_NAMES, (), bases))
     body = None
     if method in ('PUT', 'POST', 'PATCH') or draw(st.integers(0, 5)) == 0:
-        body = draw(bodies(V1_BODIES.get((path, method))))
-    version = draw(st.one_of(
-        st.just('latest'), st.just('latest'),
-        st.integers(0, 99).map(lambda m: '1.%d' % m),
-        st.sampled_from(['latest', '1.1', '1.101', '2.0', '1.', 'v1.1',
-                         '1.99999999999999999999', '1.1.1', ' 1.60 ', '',
-                         None])))
+        body = _resolve(draw(bodies(V1_BODIES.get((path, method)))),
+                        values)
+    version = draw(st.sampled_from(V1_VERSIONS))
     headers = {'X-OpenStack-Ironic-API-Version': version,
                'Content-Type': draw(st.sampled_from(CONTENT_TYPES)),
                'Accept': draw(st.sampled_from(ACCEPTS))}
