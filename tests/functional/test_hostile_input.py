@@ -581,14 +581,18 @@ def _serve(application):
     return httpd, thread
 
 
-def _raw(port, data, half_close):
-    """Send ``data`` on a new connection, then close it (only our side
-    if ``half_close``); what the server answered."""
+def _raw(port, data, half_close, answer=None):
+    """Send ``data`` on a new connection and close it (only our side if
+    ``half_close``); what the server answered, if ``answer`` (default:
+    ``half_close``), before the close when not half-closing."""
+    if answer is None:
+        answer = half_close
     with socket.create_connection(('127.0.0.1', port), timeout=30) as sock:
         sock.sendall(data)
-        if not half_close:
+        if not answer:
             return b''
-        sock.shutdown(socket.SHUT_WR)
+        if half_close:
+            sock.shutdown(socket.SHUT_WR)
         chunks = []
         while True:
             chunk = sock.recv(65536)
@@ -613,6 +617,10 @@ def test_the_embedded_server_logs_a_client_gone_mid_body_as_info(plain,
             assert status_line.split()[1] == b'400', answer
             assert b'the client stopped sending it' in rest
             _raw(port, data, half_close=False)
+        # A request without a body is not waited for.
+        answer = _raw(port, b'GET /v1/nodes HTTP/1.1\r\nHost: x\r\n\r\n',
+                      half_close=False, answer=True)
+        assert answer.split()[1] == b'200', answer
         # The last connection's request is finished by now.
         httpd.shutdown()
         thread.join(30)

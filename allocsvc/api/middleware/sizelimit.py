@@ -4,12 +4,13 @@ the reading of the body it bounds.
 ``[oslo_middleware] max_request_body_size`` (oslo.middleware's option,
 112 KiB by default) bounds every request body: one that says it is
 larger (Content-Length) is refused before a byte of it is read; one
-without a length (chunked) is read through oslo.middleware's
-``LimitingReader``, which stops at the limit. Either way the refusal is
-a 413 raised as webob's HTTP error, so that the pipeline's error layer
-words it in its API's format: oslo.middleware's own ``__call__`` answers
-it itself, as a plain webob page, and leaves ``%s`` unfilled in its
-message.
+without a length (chunked, where the server ends the input) is read
+through oslo.middleware's ``LimitingReader``, which stops at the limit.
+Either way the refusal is a 413 raised as webob's HTTP error, so that
+the pipeline's error layer words it in its API's format:
+oslo.middleware's own ``__call__`` answers it itself, as a plain webob
+page, and leaves ``%s`` unfilled in its message. An invalid
+Content-Length is left to the handlers (Placement's 400).
 
 The body is then read here, once, whole: a client that closes the
 connection (or resets it) before sending all of it is the client's
@@ -40,7 +41,12 @@ class RequestBodySizeLimiter(sizelimit.RequestBodySizeLimiter):
             raise webob.exc.HTTPRequestEntityTooLarge(
                 'Request is too large. Larger than max_request_body_size '
                 '(%d).' % max_size)
-        if length is None:
+        if not environ.get('CONTENT_LENGTH') and \
+                environ.get('wsgi.input_terminated'):
+            # A body without a length (chunked) that the server ends.
+            # Only then: oslo.middleware wraps every input without a
+            # length, which marks it readable to its end, and a server
+            # such as wsgiref does not end the input of a GET.
             req.body_file = sizelimit.LimitingReader(req.body_file, max_size)
         if req.is_body_readable:
             try:
