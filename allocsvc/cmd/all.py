@@ -29,6 +29,13 @@ LOG = logging.getLogger(__name__)
 
 def main(argv=None):
     conf = config.prepare(sys.argv[1:] if argv is None else argv)
+    code = _run(conf)
+    if code == 0 and argv is None:
+        server.finish(code)
+    return code
+
+
+def _run(conf):
     db_api.configure(conf)
     if conf.database.connection.startswith('sqlite'):
         if migration.needs_upgrade():
@@ -43,6 +50,10 @@ def main(argv=None):
     transport = rpc.get_transport(conf, url=url)
     conductor = conductor_service.ConductorService(conf, transport=transport)
     conductor.start()
+    # SIGTERM: the listeners stop, the requests in flight finish, then
+    # the conductor stops (its running allocations finish, it
+    # unregisters), all within graceful_shutdown_timeout.
+    stopper = server.Stopper(conf.graceful_shutdown_timeout)
     try:
         app = api_app.setup_app(conf, prepare_db=False,
                                 rpcapi=rpcapi.ConductorAPI(conf, transport))
@@ -51,10 +62,11 @@ def main(argv=None):
             servers.append(server.make_server(
                 conf.api.host_ip, conf.api.placement_port,
                 api_app.placement_app(conf)))
-        return server.serve_forever(servers)
+        return server.serve_forever(servers, stopper)
     finally:
         conductor.stop()
         transport.cleanup()
+        stopper.cancel()
 
 
 if __name__ == '__main__':

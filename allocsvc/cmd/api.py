@@ -33,7 +33,11 @@ def main(argv=None):
         servers.append(server.make_server(
             conf.api.host_ip, conf.api.placement_port,
             api_app.placement_app(conf)))
-    return server.serve_forever(servers)
+    code = server.serve_forever(
+        servers, server.Stopper(conf.graceful_shutdown_timeout))
+    if code == 0 and argv is None:
+        server.finish(code)
+    return code
 
 
 if __name__ == '__main__':

@@ -1,11 +1,21 @@
 """A small threaded WSGI server for the embedded, all-in-one mode.
 
 Production deployments run ``allocsvc.api.wsgi`` under uwsgi or gunicorn.
+
+Stopping follows oslo.service: the first SIGTERM (or SIGINT) stops the
+listeners at once (new connections are refused) and lets the requests
+in flight finish; ``graceful_shutdown_timeout`` bounds the whole stop,
+these requests and whatever the command stops after them, and when it
+runs out the process exits at once with status 1. A second signal
+during the stop also exits at once.
 """
 
+import logging as std_logging
+import os
 import signal
 import socketserver
 import threading
+import time
 from wsgiref import simple_server
 
 from oslo_log import log as logging
@@ -21,6 +31,55 @@ class _ThreadingServer(socketserver.ThreadingMixIn, simple_server.WSGIServer):
     # socketserver's default backlog of 5 makes the kernel reset
     # connections when a few dozen clients connect at once.
     request_queue_size = 1024
+
+    def __init__(self, *args, **kwargs):
+        self._in_flight = 0
+        self._idle = threading.Condition()
+        super().__init__(*args, **kwargs)
+
+    def process_request(self, request, client_address):
+        # Counted here, in the accepting thread, so that every request
+        # accepted before ``shutdown`` returns is waited for.
+        with self._idle:
+            self._in_flight += 1
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._done()
+            raise
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._done()
+
+    def _done(self):
+        with self._idle:
+            self._in_flight -= 1
+            self._idle.notify_all()
+
+    def close_listener(self):
+        """Take the connections the kernel has already queued (their
+        clients sent their requests before the stop: they are answered),
+        then close the listening socket, so that new ones are refused.
+        Call once ``shutdown`` has returned."""
+        self.socket.setblocking(False)
+        while True:
+            try:
+                request, client_address = self.get_request()
+            except OSError:
+                break
+            request.setblocking(True)
+            self.process_request(request, client_address)
+        self.server_close()
+
+    def wait_idle(self, timeout=None):
+        """Wait until no request is in flight (at most ``timeout``
+        seconds, None: no limit); returns how many still are."""
+        with self._idle:
+            self._idle.wait_for(lambda: self._in_flight <= 0, timeout)
+            return self._in_flight
 
 
 class _QuietHandler(simple_server.WSGIRequestHandler):
@@ -47,22 +106,93 @@ def make_server(host, port, app):
     return httpd
 
 
-def serve_forever(servers):
-    """Serve every server until SIGINT or SIGTERM; returns an exit code."""
+def _exit_now(code, message, *args):
+    """Log, flush the logs and end the process without waiting for any
+    thread, as oslo.service's launcher does when a stop runs late."""
+    LOG.warning(message, *args)
+    std_logging.shutdown()
+    os._exit(code)
+
+
+class Stopper:
+    """Bounds a graceful stop: ``start()`` arms a timer that ends the
+    process with status 1 once ``timeout`` seconds (0: never) have
+    passed."""
+
+    def __init__(self, timeout):
+        self.timeout = timeout
+        self.deadline = None
+        self._timer = None
+
+    def start(self):
+        if self.timeout:
+            self.deadline = time.monotonic() + self.timeout
+            self._timer = threading.Timer(
+                self.timeout, _exit_now,
+                (1, 'Graceful shutdown timeout (%s s) exceeded, exiting '
+                 'at once', self.timeout))
+            self._timer.daemon = True
+            self._timer.start()
+
+    def remaining(self):
+        """Seconds left before the deadline (None: no deadline)."""
+        if self.deadline is None:
+            return None
+        return max(0.0, self.deadline - time.monotonic())
+
+    def cancel(self):
+        if self._timer is not None:
+            self._timer.cancel()
+
+
+def finish(code):
+    """End the process after a complete stop with ``code``, without
+    waiting for idle library threads (futurist's workers notice only
+    once a second that they were stopped), as oslo.service's launcher
+    does: the logs are flushed, and nothing else is left to do."""
+    std_logging.shutdown()
+    os._exit(code)
+
+
+# How often an idle listener looks whether it was asked to stop: the
+# listeners stop within this time of a signal.
+POLL_INTERVAL = 0.1
+
+
+def serve_forever(servers, stopper=None):
+    """Serve every server until SIGINT or SIGTERM, then stop them and
+    wait for the requests in flight (until ``stopper``'s deadline, which
+    this arms); returns an exit code."""
     startup.freeze_startup_objects()
+    stopper = stopper or Stopper(0)
     stop = threading.Event()
-    threads = [threading.Thread(target=s.serve_forever, daemon=True)
+    threads = [threading.Thread(target=s.serve_forever,
+                                kwargs={'poll_interval': POLL_INTERVAL},
+                                daemon=True)
                for s in servers]
     for thread in threads:
         thread.start()
 
     def _stop(signum, frame):
+        if stop.is_set():
+            _exit_now(1, 'Signal %s during the graceful shutdown, exiting '
+                      'at once', signum)
         stop.set()
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
     stop.wait()
+    stopper.start()
+    LOG.info('Graceful shutdown: no new requests, waiting for the ones '
+             'in flight')
     for s in servers:
         s.shutdown()
-        s.server_close()
+        s.close_listener()
+    left = 0
+    for s in servers:
+        left += s.wait_idle(stopper.remaining())
+    if left:
+        LOG.warning('%d requests still in flight at the graceful shutdown '
+                    'timeout', left)
+        return 1
     return 0

@@ -18,6 +18,7 @@ from oslo_middleware import cors
 from oslo_middleware import http_proxy_to_wsgi
 from oslo_middleware import sizelimit
 from oslo_policy import opts as policy_opts
+from oslo_service import service as oslo_service
 
 from allocsvc.common import hardware
 
@@ -374,6 +375,10 @@ def register_opts(conf):
     conf.register_opts(http_proxy_to_wsgi.OPTS, group='oslo_middleware')
     conf.register_opts(sizelimit.OPTS, group='oslo_middleware')
     policy_opts.set_defaults(conf)
+    # graceful_shutdown_timeout bounds the stop of every service command,
+    # also of those that do not run under oslo.service's launcher.
+    for _group, opts in oslo_service.list_opts():
+        conf.register_opts(opts)
 
 
 def set_lib_defaults():

@@ -406,17 +406,23 @@ class ConductorManager:
                 self.spawn(allocation.id)
         return won
 
-    def stop(self):
+    def stop(self, timeout=None):
         """Accept no more work, drop what waits for a worker (it stays
         ``allocating`` in the database for the next owner) and wait for
-        the running allocations to finish."""
+        the running allocations to finish, at most ``timeout`` seconds
+        (None: no limit). Returns how many are still running."""
         with self._lock:
             self._stopped = True
             for allocation_id, future in list(self._in_flight.items()):
                 if future.cancel():
                     del self._in_flight[allocation_id]
             running = list(self._in_flight.values())
-        waiters.wait_for_all(running)
+        _done, not_done = waiters.wait_for_all(running, timeout)
+        if not_done:
+            LOG.warning('Conductor %s stops with %d allocations still '
+                        'running; they stay allocating for the next '
+                        'owner', self.host, len(not_done))
         # The idle worker threads notice within a second and end; no
         # need to wait for that.
         self._pool.shutdown(wait=False)
+        return len(not_done)

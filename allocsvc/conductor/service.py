@@ -37,9 +37,11 @@ Periodic tasks (intervals in ``[conductor]``, read at start):
   that they finish soon after the broker is back.
 
 Stop: the RPC server first (no new work), then the timers, then the
-pool (running allocations finish, queued ones stay ``allocating`` for
-the next owner), then unregister (so the others take over at once
-rather than after the heartbeat timeout) and leave the group.
+pool (running allocations finish within most of
+``graceful_shutdown_timeout``; queued ones, and those still running
+then, stay ``allocating`` for the next owner), then unregister (so the
+others take over at once rather than after the heartbeat timeout) and
+leave the group.
 """
 
 from oslo_log import log as logging
@@ -199,6 +201,16 @@ class ConductorService(service.Service):
 
     # -- stop ----------------------------------------------------------------
 
+    def _pool_timeout(self):
+        """How long a stop waits for the running allocations: most of
+        ``graceful_shutdown_timeout``, leaving the rest to unregister
+        (the launcher ends the process when it runs out); None (no
+        limit) when that is 0."""
+        timeout = getattr(self.conf, 'graceful_shutdown_timeout', 0)
+        if not timeout:
+            return None
+        return max(1.0, timeout * 0.8)
+
     def stop(self, graceful=True):
         if self._stopped:
             return
@@ -209,7 +221,7 @@ class ConductorService(service.Service):
             self.rpcserver = None
         self.tg.stop_timers(wait=True)
         if self.manager is not None:
-            self.manager.stop()
+            self.manager.stop(self._pool_timeout())
         if self.conductor is not None:
             try:
                 db_conductors.unregister(ctx.get_admin_context(), self.host)

@@ -10,6 +10,7 @@ reader transaction.
 import contextlib
 import gc
 import itertools
+import sys
 import threading
 
 from allocsvc.common import exception
@@ -141,6 +142,10 @@ def find(context, groups, wide, limit=None, nested_aware=True,
     not the API); without ``summaries`` the result has none.
     BadRequest for an unknown resource class or trait.
     """
+    if limit is not None and limit > sys.maxsize:
+        # More than any list can hold (and than islice takes): all of
+        # them, as Placement answers such a limit.
+        limit = None
     in_trees = {g.in_tree for g in groups.values() if g.in_tree}
     if sampling.applies(groups, wide, limit, randomize, summaries):
         names = loader.load_names(

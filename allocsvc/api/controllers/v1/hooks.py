@@ -12,7 +12,9 @@ runs; both need input they can handle:
   (404), whatever resource it would name;
 * a JSON body that is not UTF-8, not JSON, nested too deeply or holding
   a lone surrogate is refused (400) with a message saying which, and one
-  in another charset than UTF-8 (415).
+  in another charset than UTF-8 (415);
+* a form body Pecan cannot parse (it parses one while routing) is
+  refused (400).
 """
 
 from pecan import hooks
@@ -44,6 +46,7 @@ class RequestChecksHook(hooks.PecanHook):
             if segment in self.reserved:
                 raise webob.exc.HTTPNotFound()
         check_json_body(request)
+        check_form_body(request)
 
 
 def check_json_body(request):
@@ -65,3 +68,20 @@ def check_json_body(request):
     except request_checks.InvalidBody as exc:
         raise webob.exc.HTTPBadRequest(
             detail='The request body is not valid JSON: %s' % exc)
+
+
+# The content types whose body Pecan parses into parameters (webob's
+# ``Request.POST``) while it routes, before any handler could refuse it.
+FORM_TYPES = ('', 'application/x-www-form-urlencoded', 'multipart/form-data')
+
+
+def check_form_body(request):
+    """400 for a form body Pecan could not parse (a multipart body
+    without a boundary, say) rather than the error escaping routing."""
+    if request.content_type not in FORM_TYPES:
+        return
+    try:
+        request.POST
+    except (ValueError, LookupError, UnicodeError) as exc:
+        raise webob.exc.HTTPBadRequest(
+            detail='The request body cannot be read as a form: %s' % exc)
