@@ -24,6 +24,7 @@ conductor is a fake recording the calls (``FakeConductorAPI``).
 
 import json
 import threading
+import types
 
 import pytest
 import webob
@@ -385,6 +386,38 @@ def test_no_conductor_alive_is_503_and_writes_nothing(env):
     assert message(resp) == ('No conductor can process the request: no '
                              'conductor is alive.')
     assert env.rows() == [] and env.rpc.casts == []
+
+
+def test_conductor_gone_since_the_list_was_read_is_replaced(env, monkeypatch):
+    # The API keeps the list of live conductors for a moment; a conductor
+    # whose row was deleted meanwhile (and came back under a new id) is
+    # no foreign key to write: the API reads the list again and picks
+    # from it, rather than answering a 500.
+    gone = types.SimpleNamespace(id=987654, hostname='gone-host')
+    picks = []
+    real_pick = env.rpc.pick_conductor
+
+    def pick(context):
+        picks.append(context)
+        return gone if len(picks) == 1 else real_pick(context)
+
+    monkeypatch.setattr(env.rpc, 'pick_conductor', pick)
+    resp = env.post({'resource_class': 'rc', 'name': 'n'})
+    assert resp.status_int == 201, resp.text
+    assert len(picks) == 2
+    [row] = env.rows()
+    assert row.conductor_affinity == env.conductor.id
+    [(cast, hostname)] = env.rpc.casts
+    assert hostname == env.conductor.hostname
+
+    # No conductor row at all on the second look either: 503, nothing
+    # written.
+    monkeypatch.setattr(env.rpc, 'pick_conductor', lambda context: gone)
+    resp = env.post({'resource_class': 'rc', 'name': 'm'})
+    assert resp.status_int == 503, resp.text
+    assert message(resp) == ('No conductor can process the request: '
+                             'conductor gone-host is gone.')
+    assert [r.name for r in env.rows()] == ['n']
 
 
 @pytest.mark.parametrize('error,status', [

@@ -211,6 +211,10 @@ def _insert(context, values):
         result = context.session.execute(_INSERT, values)
     except db_exc.DBDuplicateEntry as exc:
         raise _duplicate(exc, values)
+    except db_exc.DBReferenceError:
+        # The conductor it was given has no row any more (deleted since
+        # the caller read the list of live conductors).
+        raise exception.ConductorNotFound(values.get('conductor_affinity'))
     allocation_id = result.inserted_primary_key[0]
     if values.get('node_id') is not None:
         return get_in_transaction(context, allocation_id)

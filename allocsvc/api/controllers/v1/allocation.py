@@ -192,7 +192,20 @@ def _hand_over(ctx, rpcapi, values):
     conductor = rpcapi.pick_conductor(ctx)
     allocation = objects.Allocation(ctx, **values)
     allocation.conductor_affinity = conductor.id
-    allocation.create()
+    try:
+        allocation.create()
+    except exception.ConductorNotFound:
+        # The list of live conductors is cached for a moment, and the
+        # row of the one picked is gone meanwhile: pick again from a
+        # fresh list (503 if that finds none).
+        rpcapi.live_conductors(ctx, fresh=True)
+        conductor = rpcapi.pick_conductor(ctx)
+        allocation.conductor_affinity = conductor.id
+        try:
+            allocation.create()
+        except exception.ConductorNotFound:
+            raise exception.NoConductorAvailable(
+                'conductor %s is gone' % conductor.hostname)
     try:
         rpcapi.create_allocation(ctx, allocation, conductor.hostname)
     except Exception as exc:
