@@ -378,7 +378,7 @@ def test_concurrent_posts_with_one_name(env):
     assert [row.name for row in env.rows()] == ['race']
 
 
-def test_no_conductor_alive_is_503_and_writes_nothing(env):
+def test_no_conductor_alive_is_503_and_writes_nothing(env, caplog):
     db_conductors.unregister(env.ctx, env.conductor.hostname)
     resp = env.post({'resource_class': 'rc', 'name': 'n'})
     assert resp.status_int == 503
@@ -386,6 +386,13 @@ def test_no_conductor_alive_is_503_and_writes_nothing(env):
     assert message(resp) == ('No conductor can process the request: no '
                              'conductor is alive.')
     assert env.rows() == [] and env.rpc.casts == []
+    # An outage, logged as one warning per request, not as a traceback.
+    [record] = [r for r in caplog.records if r.name == 'wsme.api']
+    assert record.levelname == 'WARNING'
+    assert record.getMessage() == (
+        'Answered 503: No conductor can process the request: no '
+        'conductor is alive.')
+    assert not [r for r in caplog.records if r.levelname == 'ERROR']
 
 
 def test_conductor_gone_since_the_list_was_read_is_replaced(env, monkeypatch):

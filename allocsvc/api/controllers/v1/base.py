@@ -10,6 +10,8 @@ an exception becomes Ironic's fault document, its status the exception's
 
 import functools
 import inspect
+import logging
+import sys
 
 from oslo_db import exception as db_exc
 import pecan
@@ -67,6 +69,24 @@ def not_allowed(allow):
     """What a generic ``index`` answers to a method none of its handlers
     takes: 405 with ``Allow`` (e.g. ``'DELETE, GET'``)."""
     raise webob.exc.HTTPMethodNotAllowed(headers={'Allow': allow})
+
+
+class _OutageAsWarning(logging.Filter):
+    """WSME logs every 5xx fault as an ERROR with a traceback. A 503 --
+    no conductor reachable, the database unavailable -- is an outage the
+    service answers for and recovers from, and during one every request
+    would log a traceback: it becomes one WARNING line. (WSME logs from
+    inside its ``except`` block, so the exception is the one handled.)"""
+
+    def filter(self, record):
+        error = sys.exc_info()[1]
+        if isinstance(error, exception.ServiceUnavailable):
+            record.levelno, record.levelname = logging.WARNING, 'WARNING'
+            record.msg, record.args = 'Answered 503: %s', (error,)
+        return True
+
+
+logging.getLogger('wsme.api').addFilter(_OutageAsWarning())
 
 
 def expose(*args, **kwargs):
