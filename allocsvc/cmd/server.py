@@ -25,6 +25,10 @@ from allocsvc.common import startup
 LOG = logging.getLogger(__name__)
 
 
+# How long a stopping server takes the connections already queued.
+DRAIN_SECONDS = 0.5
+
+
 class _ThreadingServer(socketserver.ThreadingMixIn, simple_server.WSGIServer):
     daemon_threads = True
     allow_reuse_address = True
@@ -63,9 +67,17 @@ class _ThreadingServer(socketserver.ThreadingMixIn, simple_server.WSGIServer):
         """Take the connections the kernel has already queued (their
         clients sent their requests before the stop: they are answered),
         then close the listening socket, so that new ones are refused.
-        Call once ``shutdown`` has returned."""
+        Call once ``shutdown`` has returned.
+
+        The queue is taken for at most ``DRAIN_SECONDS`` and at most as
+        many connections as it can hold: clients that go on connecting
+        meanwhile would otherwise keep the listener open for as long as
+        they connect faster than a loaded server takes them."""
         self.socket.setblocking(False)
-        while True:
+        deadline = time.monotonic() + DRAIN_SECONDS
+        for _ in range(self.request_queue_size):
+            if time.monotonic() > deadline:
+                break
             try:
                 request, client_address = self.get_request()
             except OSError:
@@ -181,7 +193,13 @@ def serve_forever(servers, stopper=None):
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
-    stop.wait()
+    # Python runs a signal's handler in the main thread, but the kernel
+    # may deliver the signal to any thread: one that lands on a request
+    # or conductor thread does not interrupt a wait here without a
+    # timeout, and the stop would wait for the next wake-up of this
+    # thread. Waking up every POLL_INTERVAL bounds that.
+    while not stop.wait(POLL_INTERVAL):
+        pass
     stopper.start()
     LOG.info('Graceful shutdown: no new requests, waiting for the ones '
              'in flight')
