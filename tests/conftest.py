@@ -36,11 +36,13 @@ def get_database(backend):
 _INTEGRATION = pathlib.Path(__file__).parent / 'integration'
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     # Under pytest-xdist (--dist loadgroup) the integration tests run one
     # at a time on one worker: each starts processes with database pools
     # of their own, and two of them at once exceed PostgreSQL's default
     # max_connections (100). The other tests share the other workers.
+    # (First, before xdist's own hook reads the marks into node ids.)
     for item in items:
         if _INTEGRATION in item.path.parents:
             item.add_marker(pytest.mark.xdist_group('integration'))
