@@ -526,9 +526,9 @@ def test_bodies_over_the_size_limit_are_a_413(world):
         resp = req.get_response(limited)
         assert 'Request is too large' in error_text(resp, 413)
     assert snapshot() == before
-    # The default limit (112 KiB) is oslo.middleware's.
-    resp = send('POST', '/v1/nodes', 'x' * (114688 + 1))
-    assert 'max_request_body_size (114688)' in error_text(resp, 413)
+    # The default limit is 1 MiB (a config drive fits).
+    resp = send('POST', '/v1/nodes', 'x' * (1048576 + 1))
+    assert 'max_request_body_size (1048576)' in error_text(resp, 413)
 
 
 def _errors(caplog):
