@@ -351,11 +351,7 @@ def _holders(context, rows_of, names):
         rows = context.session.execute(
             rows_of(names[start:start + _CHUNK]))
         for rp_id, name in rows:
-            found = held.get(rp_id)
-            if found is None:
-                held[rp_id] = {name}
-            else:
-                found.add(name)
+            held.setdefault(rp_id, set()).add(name)
     return held
 
 
