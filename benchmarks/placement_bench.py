@@ -9,8 +9,10 @@ Placement in the same run.
 Scenarios (see benchmarks/README.rst): 1 flat providers + member_of/required
 query, 2 trees of 7 + granular same_subtree query, 3 one wide tree with 8
 isolated one-unit groups (with and without limit=10), 4 concurrent claims
-until capacity runs out. Prints p50/p95 latency per query, setup time and
-claims per second as a table, and as JSON with --json.
+until capacity runs out (once per client count), 5 a mixed fleet of flat,
+nested and sharing-disk compute nodes and ten query shapes. Prints p50/p95
+latency per query, setup time and claims per second as a table, and as
+JSON with --json.
 """
 
 import argparse
@@ -67,7 +69,8 @@ def parse_args(argv):
                    help='gunicorn threads per worker for started servers')
     p.add_argument('--scale', type=float, default=1.0,
                    help='multiplies the provider counts (1,000 flat, 1,000 '
-                   'trees, 100 claim targets); 0.1 for a quick run')
+                   'trees, 100 claim targets a client count, 1,000 compute '
+                   'nodes of scenario 5); 0.1 for a quick run')
     p.add_argument('--reps', type=int, default=20,
                    help='timed repetitions of each query (after one warm-up)')
     p.add_argument('--wide-reps', type=int, default=3,
@@ -77,10 +80,12 @@ def parse_args(argv):
                    'is always sent at least once after the warm-up)')
     p.add_argument('--setup-threads', type=int, default=16,
                    help='client threads creating providers')
-    p.add_argument('--clients', type=int, default=16,
-                   help='concurrent claiming clients in scenario 4')
-    p.add_argument('--scenarios', default='flat,trees,wide,writes',
-                   help='comma-separated subset of flat,trees,wide,writes')
+    p.add_argument('--clients', default='8,32',
+                   help='concurrent claiming clients in scenario 4: one '
+                   'run, on its own providers, per comma-separated count')
+    p.add_argument('--scenarios', default='flat,trees,shapes,wide,writes',
+                   help='comma-separated subset of '
+                   'flat,trees,shapes,wide,writes')
     p.add_argument('--timeout', type=float, default=1800,
                    help='seconds before one request counts as failed')
     p.add_argument('--wide-timeout', type=float, default=300,
@@ -91,6 +96,12 @@ def parse_args(argv):
                    help='keep the databases and the work directory')
     args = p.parse_args(argv)
     args.scenarios = [s.strip() for s in args.scenarios.split(',') if s]
+    try:
+        args.clients = [int(c) for c in args.clients.split(',') if c]
+    except ValueError:
+        p.error('--clients: comma-separated integers, e.g. 8,32')
+    if not args.clients or min(args.clients) < 1:
+        p.error('--clients: at least one count, each 1 or more')
     unknown = set(args.scenarios) - set(scenarios.SCENARIOS)
     if unknown:
         p.error('unknown scenarios: %s' % ', '.join(sorted(unknown)))

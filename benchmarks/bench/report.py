@@ -3,11 +3,15 @@ ours/theirs ratio, and a JSON document."""
 
 import json
 
+from bench import scenarios
+
 _QUERY_SCENARIO = {'flat': '1 flat', 'trees': '2 trees',
                    'wide_limit10': '3 wide limit=10',
                    'wide_nolimit': '3 wide no limit'}
+_QUERY_SCENARIO.update(('shape_' + key, '5 %s' % label)
+                       for key, label, _ in scenarios.SHAPES)
 _SETUP_LABEL = {'flat': '1 flat', 'trees': '2 trees', 'wide': '3 wide',
-                'writes': '4 writes'}
+                'writes': '4 writes', 'shapes': '5 shapes'}
 
 
 class AtLeast(float):
@@ -23,7 +27,7 @@ def _latency(query, key):
 def figures(results):
     """Ordered (name, value) pairs of one target's results."""
     out = []
-    for scenario in ('flat', 'trees', 'wide', 'writes'):
+    for scenario in ('flat', 'trees', 'shapes', 'wide', 'writes'):
         res = results.get(scenario)
         if res is None:
             continue
@@ -36,22 +40,23 @@ def figures(results):
         out.append(('%s: setup requests/s' % label,
                     res['setup_requests'] / res['setup_s']))
         for key, query in res.get('queries', {}).items():
-            qlabel = _QUERY_SCENARIO[key]
+            qlabel = _QUERY_SCENARIO[
+                'shape_' + key if scenario == 'shapes' else key]
             out.append(('%s: p50 ms' % qlabel, _latency(query, 'p50_ms')))
             out.append(('%s: p95 ms' % qlabel, _latency(query, 'p95_ms')))
             out.append(('%s: requests timed' % qlabel, query['reps']))
             out.append(('%s: non-200' % qlabel, query['failures']))
             out.append(('%s: candidates' % qlabel, query['candidates']))
-        if scenario == 'writes':
-            out.append(('4 writes: claims/s (%d clients)' % res['clients'],
-                        res['claims_per_s']))
-            out.append(('4 writes: claim p50 ms', res['claim_p50_ms']))
-            out.append(('4 writes: claims (capacity %d)' % res['capacity'],
-                        res['claims']))
-            out.append(('4 writes: 409 retries', res['retries_409']))
-            out.append(('4 writes: errors', res['errors']))
-            out.append(('4 writes: providers over capacity',
-                        res['overcommitted_providers']))
+        for run in res.get('runs', ()):
+            label = '4 writes, %d clients' % run['clients']
+            out.append(('%s: claims/s' % label, run['claims_per_s']))
+            out.append(('%s: claim p50 ms' % label, run['claim_p50_ms']))
+            out.append(('%s: claims (capacity %d)' % (label, run['capacity']),
+                        run['claims']))
+            out.append(('%s: 409 retries' % label, run['retries_409']))
+            out.append(('%s: errors' % label, run['errors']))
+            out.append(('%s: providers over capacity' % label,
+                        run['overcommitted_providers']))
     return out
 
 
@@ -140,8 +145,10 @@ def problems(targets):
                     out.append('%s %s: %d/%d non-200 %s, e.g. %s' % (
                         name, key, query['failures'], query['reps'],
                         query['statuses'], query['sample_error']))
-            for sample in res.get('error_samples', []):
-                out.append('%s %s: %s' % (name, scenario, sample))
+            for run in res.get('runs', ()):
+                for sample in run['error_samples']:
+                    out.append('%s %s, %d clients: %s' % (
+                        name, scenario, run['clients'], sample))
     return out
 
 

@@ -303,23 +303,128 @@ def wide(client, ctx):
                                         ctx.later)}}
 
 
-def writes(client, ctx):
-    """Scenario 4: ``ctx.clients`` threads each loop: ask for one
-    candidate, PUT it as the allocation of a new consumer, on 409 ask again
-    for the same consumer; stop when no candidate is left."""
-    count = ctx.count(100, minimum=2)
-    vcpus = 8
-    agg = str(uuid.uuid4())
-    specs = []
+# Scenario 5's query shapes, in report order: (key, label, query).
+_BASE = 'resources=VCPU:1,MEMORY_MB:512,DISK_GB:10'
+_ISOLATE = ('resources=DISK_GB:10&resources1=VCPU:1,MEMORY_MB:512'
+            '&resources2=SRIOV_NET_VF:1&group_policy=isolate')
+SHAPES = [
+    ('simple', 'simple', _BASE),
+    ('simple_limit10', 'simple, limit=10', _BASE + '&limit=10'),
+    ('simple_limit1000', 'simple, limit=1000', _BASE + '&limit=1000'),
+    ('required', 'required traits', _BASE + '&required=HW_CPU_X86_AVX2'),
+    ('any_traits', 'any traits, in:',
+     _BASE + '&required=in:CUSTOM_BENCH_RACK_A,CUSTOM_BENCH_RACK_B'),
+    ('root_required', 'root_required',
+     _BASE + '&root_required=!COMPUTE_STATUS_DISABLED'),
+    ('member_of', 'member_of in:', _BASE + '&member_of=in:{agg0},{agg1}'),
+    ('isolate', 'granular isolate', _ISOLATE),
+    ('numa_pair', 'granular NUMA pair isolate',
+     'resources=DISK_GB:10&resources1=VCPU:1,MEMORY_MB:512'
+     '&resources2=VCPU:1,MEMORY_MB:512&group_policy=isolate'),
+    ('isolate_limit10', 'granular isolate, limit=10', _ISOLATE + '&limit=10'),
+]
+RACKS = 28
+SHARING_PER_PROVIDER = 15
+
+
+def shapes(client, ctx):
+    """Scenario 5: a mixed fleet of N compute nodes (N = 1,000 x scale):
+    three in ten nested (two NUMA children with VCPU and MEMORY_MB, one
+    SR-IOV child with SRIOV_NET_VF, DISK_GB on the root), the others
+    flat; one in five without local disk, taking DISK_GB from a sharing
+    provider of its aggregate (one per 15 such nodes); each node in one
+    of 28 rack aggregates, 45% with HW_CPU_X86_AVX2, one in nine with
+    CUSTOM_BENCH_RACK_A and one in nine with CUSTOM_BENCH_RACK_B, one in
+    eleven COMPUTE_STATUS_DISABLED. Ten query shapes (``SHAPES``), each
+    timed on its own."""
+    count = ctx.count(1000)
+    racks = [str(uuid.uuid4()) for _ in range(RACKS)]
+    sharing_nodes = [i for i in range(count) if i % 5 == 0]
+    shares = [str(uuid.uuid4()) for _ in range(
+        -(-len(sharing_nodes) // SHARING_PER_PROVIDER))]
+    specs = {'roots': [], 'children': [], 'sharing': []}
 
     def build(setup):
-        specs.extend(Spec('%s-claim-%04d' % (ctx.run, i),
-                          inventories={'VCPU': _inv(vcpus),
-                                       'MEMORY_MB': _inv(16384)},
-                          aggregates=[agg]) for i in range(count))
-        setup.create(specs)
+        setup.ensure_traits(['CUSTOM_BENCH_RACK_A', 'CUSTOM_BENCH_RACK_B'])
+        for k, agg in enumerate(shares):
+            specs['sharing'].append(Spec(
+                '%s-share-%03d' % (ctx.run, k),
+                inventories={'DISK_GB': _inv(100000)},
+                traits=['MISC_SHARES_VIA_AGGREGATE'], aggregates=[agg]))
+        for i in range(count):
+            nested, local_disk = i % 10 in (0, 3, 6), i % 5 != 0
+            traits = ['HW_CPU_X86_SSE42']
+            if i % 20 < 9:
+                traits.append('HW_CPU_X86_AVX2')
+            if i % 9 < 2:
+                traits.append('CUSTOM_BENCH_RACK_%s' % 'AB'[i % 9])
+            if i % 11 == 5:
+                traits.append('COMPUTE_STATUS_DISABLED')
+            aggs = [racks[i % RACKS]]
+            if not local_disk:
+                aggs.append(shares[sharing_nodes.index(i) //
+                                   SHARING_PER_PROVIDER])
+            inventories = {'DISK_GB': _inv(2048)} if local_disk else {}
+            if not nested:
+                inventories.update(VCPU=_inv(32, 4.0),
+                                   MEMORY_MB=_inv(131072))
+            root = Spec('%s-node-%05d' % (ctx.run, i),
+                        inventories=inventories, traits=traits,
+                        aggregates=aggs)
+            specs['roots'].append(root)
+            if nested:
+                for n in range(2):
+                    specs['children'].append(Spec(
+                        '%s-numa%d' % (root.name, n), parent=root.uuid,
+                        inventories={'VCPU': _inv(16, 4.0),
+                                     'MEMORY_MB': _inv(65536)},
+                        traits=['HW_NUMA_ROOT']))
+                specs['children'].append(Spec(
+                    '%s-pf' % root.name, parent=root.uuid,
+                    inventories={'SRIOV_NET_VF': _inv(16)},
+                    traits=['HW_NIC_SRIOV']))
+        for level in ('sharing', 'roots', 'children'):
+            setup.create(specs[level])
 
     seconds, requests, _ = _timed_setup(client, ctx.threads, build)
+    queries = {}
+    for key, _, query in SHAPES:
+        path = '/allocation_candidates?' + query.format(agg0=racks[0],
+                                                        agg1=racks[1])
+        queries[key] = measure(client, path, ctx.reps, ctx.budget,
+                               later=ctx.later)
+    return {'providers': sum(map(len, specs.values())), 'setup_s': seconds,
+            'setup_requests': requests, 'queries': queries}
+
+
+def writes(client, ctx):
+    """Scenario 4: for each client count of ``ctx.clients``, on its own
+    claim targets, that many threads each loop: ask for one candidate,
+    PUT it as the allocation of a new consumer, on 409 ask again for the
+    same consumer; stop when no candidate is left."""
+    count = ctx.count(100, minimum=2)
+    vcpus = 8
+    targets = [(str(uuid.uuid4()), []) for _ in ctx.clients]
+
+    def build(setup):
+        for n, (agg, specs) in enumerate(targets):
+            specs.extend(Spec('%s-claim%d-%04d' % (ctx.run, n, i),
+                              inventories={'VCPU': _inv(vcpus),
+                                           'MEMORY_MB': _inv(16384)},
+                              aggregates=[agg]) for i in range(count))
+            setup.create(specs)
+
+    seconds, requests, _ = _timed_setup(client, ctx.threads, build)
+    runs = [dict(_claims(client, agg, specs, clients), capacity=count * vcpus)
+            for clients, (agg, specs) in zip(ctx.clients, targets)]
+    return {'providers': count * len(targets), 'setup_s': seconds,
+            'setup_requests': requests, 'runs': runs}
+
+
+def _claims(client, agg, specs, clients):
+    """``clients`` threads claiming one VCPU at a time on the providers
+    of aggregate ``agg`` until none is left; then count the providers
+    over capacity."""
     path = ('/allocation_candidates?resources=VCPU:1,MEMORY_MB:512'
             '&member_of=%s&limit=1' % quote(agg))
     project, user = str(uuid.uuid4()), str(uuid.uuid4())
@@ -362,17 +467,14 @@ def writes(client, ctx):
                 return
 
     start = time.perf_counter()
-    parallel(worker, range(ctx.clients), ctx.clients)
+    parallel(worker, range(clients), clients)
     elapsed = time.perf_counter() - start
-    over = _over_capacity(client, specs)
-    return {'providers': count, 'setup_s': seconds,
-            'setup_requests': requests, 'clients': ctx.clients,
-            'capacity': count * vcpus, 'elapsed_s': elapsed,
+    return {'clients': clients, 'elapsed_s': elapsed,
             'claims_per_s': totals['claims'] / elapsed if elapsed else None,
             'claim_p50_ms': (percentile(latencies, 50) * 1000
                              if latencies else None),
-            'overcommitted_providers': over, 'error_samples': samples,
-            **totals}
+            'overcommitted_providers': _over_capacity(client, specs),
+            'error_samples': samples, **totals}
 
 
 def _over_capacity(client, specs):
@@ -392,6 +494,7 @@ class Context:
 
     def __init__(self, scale, reps, wide_reps, threads, clients,
                  budget, wide_timeout):
+        # ``clients``: the client counts of scenario 4, one run each.
         self.budget = budget
         self.wide_timeout = wide_timeout
         self.run = 'b%s' % uuid.uuid4().hex[:6]
@@ -411,4 +514,5 @@ class Context:
 # Run order: the wide tree last, because a Placement worker keeps computing
 # a timed-out wide query after the client gave up, which would slow down
 # the scenarios after it.
-SCENARIOS = {'flat': flat, 'trees': trees, 'writes': writes, 'wide': wide}
+SCENARIOS = {'flat': flat, 'trees': trees, 'shapes': shapes,
+             'writes': writes, 'wide': wide}
