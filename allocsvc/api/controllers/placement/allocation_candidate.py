@@ -1,5 +1,7 @@
 """Handler for GET /allocation_candidates (microversion 1.10 on)."""
 
+import orjson
+
 from allocsvc.api.controllers.placement.schemas import allocation_candidate \
     as schema
 from allocsvc.api.controllers.placement import util
@@ -43,6 +45,23 @@ def _provider_summaries(req, result):
     return shown
 
 
+def encode(body):
+    """The answer's JSON, byte for byte as the standard library writes it
+    (the separators ", " and ": " that Placement's answers have, and
+    upstream's tests match on), in a tenth of its time: a thousand
+    candidates are a megabyte.
+
+    orjson writes it without spaces; they are put back after every comma
+    and colon, which here are all separators: the only strings of this
+    answer are provider uuids, resource class and trait names and
+    request group suffixes, none of which may hold a comma or a colon
+    (the names are upper-case letters, digits and underscores; suffixes
+    letters, digits, "_" and "-"). The numbers are integers, written
+    alike by both.
+    """
+    return orjson.dumps(body).replace(b',', b', ').replace(b':', b': ')
+
+
 def _limit(req, wide):
     """The request's limit, within the server's cap (0 or less: none)."""
     cap = util.conf(req).placement.max_allocation_candidates
@@ -68,7 +87,7 @@ def list_allocation_candidates(req):
             all_classes=want >= (1, 27))
         body = {'allocation_requests': _allocation_requests(req, result),
                 'provider_summaries': _provider_summaries(req, result)}
-        resp = util.json_response(req, body)
+        resp = util.json_response(req, body, encode=encode)
         # Freed while the collector is still paused: it would otherwise
         # walk every one of their containers once more, to find them
         # alive, as soon as it starts again.

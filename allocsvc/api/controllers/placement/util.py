@@ -190,13 +190,19 @@ def provider_uuid(req):
     return uuid
 
 
-def json_response(req, data, status=200, last_modified=None):
-    """A JSON response; cache headers are added from microversion 1.15."""
+def json_response(req, data, status=200, last_modified=None, encode=None):
+    """A JSON response; cache headers are added from microversion 1.15.
+    ``encode``: a function turning ``data`` into the body's bytes, for a
+    caller that knows a faster way for its data than the default."""
     resp = webob.Response(status=status, content_type='application/json',
                           charset=None)
-    # Bodies are fresh trees of dicts and lists, never cyclic: checking
-    # for cycles was a third of the encoding time of large answers.
-    resp.body = json.dumps(data, check_circular=False).encode('utf-8')
+    if encode is not None:
+        resp.body = encode(data)
+    else:
+        # Bodies are fresh trees of dicts and lists, never cyclic:
+        # checking for cycles was a third of the encoding time of large
+        # answers.
+        resp.body = json.dumps(data, check_circular=False).encode('utf-8')
     if want_version(req) >= (1, 15):
         resp.last_modified = last_modified or timeutils.utcnow(
             with_timezone=True)
