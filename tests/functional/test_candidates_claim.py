@@ -101,3 +101,40 @@ def test_every_candidate_can_be_claimed(database, version, query):
         resp = _call(app, 'PUT', path, version, body)
         assert resp.status_int == 204, (areq, resp.body)
         assert _call(app, 'DELETE', path, version).status_int == 204
+
+
+def _claim(app, rp_uuid, resources):
+    resp = _call(app, 'PUT', '/allocations/%s' % uuid.uuid4(), '1.39', {
+        'allocations': {rp_uuid: {'resources': resources}},
+        'project_id': 'p', 'user_id': 'u', 'consumer_generation': None,
+        'consumer_type': 'INSTANCE'})
+    assert resp.status_int == 204, resp.body
+
+
+def _first(app, query):
+    resp = _call(app, 'GET', '/allocation_candidates?' + query, '1.39')
+    assert resp.status_int == 200, resp.body
+    return [list(areq['allocations'])[0]
+            for areq in resp.json['allocation_requests']]
+
+
+def test_a_limit_gives_the_providers_with_most_room_first(database):
+    # Claimers that take the first of a few candidates should not all
+    # queue on one provider: with a limit, single-provider candidates
+    # come with the most room (in requests of that size) first, ties
+    # in creation order; the same usage gives the same answer.
+    app = api_app.placement_app(conftest.make_conf())
+    inv = {'VCPU': {'total': 8}, 'MEMORY_MB': {'total': 4096}}
+    a, b, c = (_provider(app, name, inventory=inv) for name in 'abc')
+    query = 'resources=VCPU:1,MEMORY_MB:512'
+    assert _first(app, query + '&limit=3') == [a, b, c]
+    _claim(app, a, {'VCPU': 3})
+    _claim(app, b, {'MEMORY_MB': 2048})
+    # Room for requests of one VCPU and 512 MB: a 5, b 4, c 8.
+    assert _first(app, query + '&limit=3') == [c, a, b]
+    assert _first(app, query + '&limit=1') == [c]
+    assert _first(app, query + '&limit=1') == [c]
+    # Without a limit the order is the providers' own.
+    assert _first(app, query) == [a, b, c]
+    _claim(app, c, {'VCPU': 6})
+    assert _first(app, query + '&limit=3') == [a, b, c]

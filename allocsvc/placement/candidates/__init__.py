@@ -177,7 +177,7 @@ def find(context, groups, wide, limit=None, nested_aware=True,
         snap, resolved, names, isolate=wide.group_policy == 'isolate',
         same_subtrees=wide.same_subtrees, root_required=wide.root_required,
         root_forbidden=wide.root_forbidden, nested_aware=nested_aware,
-        randomize=randomize)
+        randomize=randomize, spread=limit is not None)
     candidates = finder.candidates()
     if among is not None:
         candidates = _among(candidates, among)

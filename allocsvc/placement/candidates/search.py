@@ -114,13 +114,15 @@ class Search:
     ``same_subtrees``: list of suffix sets; ``root_required`` /
     ``root_forbidden``: trait names the anchor must have / lack;
     ``nested_aware``: microversion 1.29 or later; ``class_names`` {rc id:
-    name}.
+    name}; ``spread``: a request for the first few candidates of single
+    providers gets those with the most room first (see
+    ``_lone_candidates``).
     """
 
     def __init__(self, snap, groups, class_names, isolate=False,
                  same_subtrees=(), root_required=frozenset(),
                  root_forbidden=frozenset(), nested_aware=True,
-                 randomize=False):
+                 randomize=False, spread=False):
         self.snap = snap
         self.class_names = class_names
         self.uuids = {rp_id: p.uuid for rp_id, p in snap.providers.items()}
@@ -131,6 +133,7 @@ class Search:
         self.root_forbidden = set(root_forbidden)
         self.nested_aware = nested_aware
         self.randomize = randomize
+        self.spread = spread
         self._by_class = collections.defaultdict(list)
         for rp_id, rc_id in snap.inventory:
             if rp_id in snap.providers:
@@ -583,6 +586,34 @@ class Search:
                 return None
         return group
 
+    def _headroom(self, wanted):
+        """A sort key: how many more requests of ``wanted`` [(rc id,
+        amount)] a provider can take (-1 when it lacks a class).
+
+        Clients that claim the first candidate of a small ``limit``
+        (the scheduler's claim: GET with limit, then PUT) all ask at
+        nearly the same moment. In id order they all get the lowest
+        provider with room and queue on its row lock until it is full,
+        the late ones with a 409, asking again. Most room first, the
+        answer moves on to another provider with every claim committed,
+        and two clients that still meet on one provider both fit unless
+        it is nearly full. The order stays deterministic, as Placement
+        promises when it does not randomize: the same usage gives the
+        same answer (ties in id order, the sort being stable)."""
+        inventory = self.snap.inventory
+
+        def headroom(rp_id):
+            most = None
+            for rc_id, amount in wanted:
+                inv = inventory.get((rp_id, rc_id))
+                if inv is None:
+                    return -1
+                times = (inv.capacity - inv.used) // amount
+                if most is None or times < most:
+                    most = times
+            return most
+        return headroom
+
     def _lone_candidates(self, group):
         """The candidates of ``group`` (``_lone_group``), one provider
         each: what the general search finds for such a request, in the
@@ -603,6 +634,8 @@ class Search:
             anchors = [a for a in anchors if a == group.in_tree]
         if self.randomize:
             random.shuffle(anchors)
+        elif self.spread:
+            anchors.sort(key=self._headroom(wanted), reverse=True)
         for rp_id in anchors:
             for rc_id, amount in wanted:
                 inv = inventory.get((rp_id, rc_id))
