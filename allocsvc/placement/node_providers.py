@@ -134,6 +134,7 @@ def _state_with_node(columns):
         _with_inventories(_NODE.outerjoin(_RP, _RP.c.uuid == _NODE.c.uuid))
     ).where(_NODE.c.uuid == sa.bindparam('node_uuid'))
 
+
 _BUMP = (_RP.update().where(_RP.c.id == sa.bindparam('rp_id'))
          .values(generation=_RP.c.generation + 1,
                  updated_at=sa.bindparam('now')))

@@ -165,7 +165,7 @@ class Topology:
 
     __slots__ = ('epoch', 'version', 'trees', 'traits', 'trait_ids',
                  'aggregates', 'members', 'inventories', 'classes',
-                 '_providers', '_by_uuid')
+                 '_providers', '_by_uuid', '_shown')
 
     def __init__(self, epoch, version, trees, traits, aggregates,
                  inventories, trait_ids=None):
@@ -187,6 +187,7 @@ class Topology:
         self.classes = {rp: frozenset(ids) for rp, ids in classes.items()}
         self._providers = None
         self._by_uuid = None
+        self._shown = {}
 
     def ids_by_uuid(self):
         """{uuid: id} of every provider."""
@@ -205,6 +206,27 @@ class Topology:
                 provider.id: provider
                 for tree in self.trees.values() for provider in tree}
         return found[rp_id]
+
+    def shown(self, rp_id):
+        """(uuid, trait names, parent uuid, root uuid) of the provider
+        ``rp_id``, as provider summaries show them: the traits in trait
+        id order, the order Placement lists them in (by name when an id
+        is missing). Worked out once per copy of the trees, not once per
+        request: an answer can summarise thousands of providers."""
+        found = self._shown.get(rp_id)
+        if found is None:
+            provider = self.provider(rp_id)
+            names = self.traits.get(rp_id, ())
+            try:
+                names = sorted(names, key=self.trait_ids.__getitem__)
+            except KeyError:
+                names = sorted(names)
+            parent = provider.parent_id
+            found = self._shown[rp_id] = (
+                provider.uuid, tuple(names),
+                None if parent is None else self.provider(parent).uuid,
+                self.provider(provider.root_id).uuid)
+        return found
 
     def providers(self, roots):
         """{rp id: Provider} of the trees ``roots``."""
