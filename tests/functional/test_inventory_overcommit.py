@@ -35,12 +35,12 @@ def _provider_with_allocation(app):
         app, 'PUT', '/resource_providers/%s/inventories' % rp,
         body={'resource_provider_generation': 0,
               'inventories': {'VCPU': {'total': 8}}}))
-    client.ok(client.placement_request(
+    resp = client.placement_request(
         app, 'PUT', '/allocations/%s' % CONSUMER,
         body={'allocations': {rp: {'resources': {'VCPU': 6}}},
               'project_id': 'p', 'user_id': 'u',
-              'consumer_generation': None, 'consumer_type': 'INSTANCE'}),
-        status=204)
+              'consumer_generation': None, 'consumer_type': 'INSTANCE'})
+    client.ok(resp, status=204)
     return rp
 
 

@@ -10,8 +10,6 @@ import uuid
 
 import pytest
 
-from tests.functional import test_commands
-
 OPENSTACK = os.path.join(os.path.dirname(sys.executable), 'openstack')
 
 

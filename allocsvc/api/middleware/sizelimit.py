@@ -4,10 +4,11 @@ the reading of the body it bounds.
 ``[oslo_middleware] max_request_body_size`` (oslo.middleware's option,
 1 MiB by default here: a config drive fits) bounds every request body:
 one that says it is larger (Content-Length) is refused before a byte of
-it is read; one without a length (chunked, where the server ends the input) is read
-through oslo.middleware's ``LimitingReader``, which stops at the limit.
-Either way the refusal is a 413 raised as webob's HTTP error, so that
-the pipeline's error layer words it in its API's format:
+it is read; one without a length (chunked, where the server ends the
+input) is read through oslo.middleware's ``LimitingReader``, which
+stops at the limit. Either way the refusal is a 413 raised as webob's
+HTTP error, so that the pipeline's error layer words it in its API's
+format:
 oslo.middleware's own ``__call__`` answers it itself, as a plain webob
 page, and leaves ``%s`` unfilled in its message. An invalid
 Content-Length is left to the handlers (Placement's 400).
