@@ -81,15 +81,7 @@ class Planner:
     def plan(self):
         """[SlotSpec] for every slot, and the anchors that can fill them
         all."""
-        snap = self.snap
-        # The providers of each class, in id order: the pools the
-        # choices are taken from.
-        self._by_class = collections.defaultdict(list)
-        for rp_id, rc_id in snap.inventory:
-            if rp_id in snap.providers:
-                self._by_class[rc_id].append(rp_id)
-        for rps in self._by_class.values():
-            rps.sort()
+        self._by_class = self._providers_by_class()
         names = self.class_names
         plan = []
         for group in self.groups:
@@ -129,6 +121,18 @@ class Planner:
         if len(granular) > 1:
             granular.sort(key=lambda s: (len(s.choices), s.suffix))
         return slots + granular
+
+    def _providers_by_class(self):
+        """{rc id: [rp id]} the providers read with inventory of each
+        class, in id order: the pools the slots' choices come from."""
+        snap = self.snap
+        by_class = collections.defaultdict(list)
+        for rp_id, rc_id in snap.inventory:
+            if rp_id in snap.providers:
+                by_class[rc_id].append(rp_id)
+        for rps in by_class.values():
+            rps.sort()
+        return by_class
 
     def _traits(self, rp_id):
         return self.snap.traits.get(rp_id, frozenset())
