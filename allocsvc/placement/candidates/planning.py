@@ -299,15 +299,19 @@ class Rules:
             self._ancestors[rp_id] = ancestors
         return top in ancestors
 
-    def plain_traits_met(self, rp_ids):
-        """Whether the providers ``rp_ids`` chosen for the unsuffixed
-        group's slots have, between them, the traits it requires."""
+    def plain_traits_met(self, slots, chosen):
+        """Whether the providers ``chosen`` for the unsuffixed group's
+        slots among ``slots`` (the granular ones are passed over) have,
+        between them, the traits that group requires."""
         traits = self.snap.traits
         empty = frozenset()
         found = set()
-        for rp_id in rp_ids:
-            found |= traits.get(rp_id, empty)
-        return has_traits(found, self.plain_required, empty)
+        for slot, rp_id in zip(slots, chosen):
+            if not slot.granular:
+                found |= traits.get(rp_id, empty)
+        # has_traits without forbidden traits (checked per provider).
+        return all(not any_of.isdisjoint(found)
+                   for any_of in self.plain_required)
 
     def valid(self, slots, chosen, subtrees):
         """Whether the providers ``chosen`` for ``slots`` (one each) break
@@ -318,17 +322,19 @@ class Rules:
         for members in subtrees:
             if not self.same_subtree([chosen[i] for i in members]):
                 return False
-        inventory = self.snap.inventory
+        isolate, nested_aware = self.isolate, self.nested_aware
+        snap = self.snap
+        inventory = snap.inventory
         consumed = {}
         granular_used = set()
         owners = {}
         for slot, rp_id in zip(slots, chosen):
-            if slot.granular and self.isolate:
+            if isolate and slot.granular:
                 if rp_id in granular_used:
                     return False
                 granular_used.add(rp_id)
-            if not self.nested_aware:
-                root = self.snap.providers[rp_id].root_id
+            if not nested_aware:
+                root = snap.providers[rp_id].root_id
                 if owners.setdefault(root, rp_id) != rp_id:
                     return False
             for rc_id, amount in slot.amounts.items():
@@ -338,8 +344,4 @@ class Rules:
                 if total > inv.max_unit or inv.used + total > inv.capacity:
                     return False
                 consumed[key] = total
-        if self.plain_required and not self.plain_traits_met(
-                rp_id for slot, rp_id in zip(slots, chosen)
-                if not slot.granular):
-            return False
-        return True
+        return not self.plain_required or self.plain_traits_met(slots, chosen)

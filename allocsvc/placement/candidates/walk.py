@@ -38,7 +38,8 @@ def _bounds(inventory, slots):
 class Walk:
     """One walk over ``slots`` (planning.Slot list, the unsuffixed group's
     first) under ``rules`` (planning.Rules). ``assignments`` gives, lazily,
-    every tuple of one provider id per slot that keeps the rules.
+    every tuple of one provider id per slot that keeps the rules, in the
+    order of the slots' choices; a Walk serves one walk.
 
     What the steps share: ``chosen`` the provider of each slot so far
     (None past the current one), ``consumed`` {(rp id, rc id): amount}
@@ -48,7 +49,7 @@ class Walk:
     """
 
     __slots__ = ('rules', 'slots', 'providers', 'inventory', 'isolate',
-                 'nested_aware', 'bounds', 'last_plain', 'subtree_checks',
+                 'nested_aware', 'bounds', 'plain_at', 'subtree_checks',
                  'chosen', 'consumed', 'used', 'owners')
 
     def __init__(self, rules, slots):
@@ -61,12 +62,17 @@ class Walk:
         self.nested_aware = rules.nested_aware
         self.bounds = _bounds(snap.inventory, slots)
         # The unsuffixed group's traits are checked once its last slot
-        # is filled, each same_subtree once its last slot is.
-        self.last_plain = max(
-            (i for i, s in enumerate(slots) if not s.granular), default=-1)
-        self.subtree_checks = collections.defaultdict(list)
+        # is filled (``plain_at``, -1 if they need no check), each
+        # same_subtree once its last slot is (``subtree_checks`` {slot
+        # index: [slot indices]}); the other slots have nothing to check.
+        self.plain_at = -1
+        if rules.plain_required:
+            self.plain_at = max(
+                (i for i, s in enumerate(slots) if not s.granular),
+                default=-1)
+        self.subtree_checks = {}
         for members in rules.subtree_members(slots):
-            self.subtree_checks[max(members)].append(members)
+            self.subtree_checks.setdefault(max(members), []).append(members)
         self.chosen = [None] * len(slots)
         self.consumed = {}
         self.used = collections.Counter()
@@ -146,7 +152,8 @@ class Walk:
         if not nested_aware:
             owners[root] = (rp_id, owner[1] + 1 if owner else 1)
         self.chosen[i] = rp_id
-        if self._rules_hold(i):
+        if (i != self.plain_at and i not in self.subtree_checks or
+                self._rules_hold(i)):
             return True
         self._give_back(i)
         return False
@@ -155,9 +162,9 @@ class Walk:
         """Whether the rules that wait for slot i, the last of their
         slots, hold now that it is filled."""
         chosen, rules = self.chosen, self.rules
-        if i == self.last_plain and rules.plain_required:
-            if not rules.plain_traits_met(chosen[:i + 1]):
-                return False
+        if i == self.plain_at and not rules.plain_traits_met(self.slots,
+                                                             chosen):
+            return False
         for members in self.subtree_checks.get(i, ()):
             if not rules.same_subtree(chosen[j] for j in members):
                 return False
