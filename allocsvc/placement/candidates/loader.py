@@ -14,36 +14,19 @@ and takes the inventories from the process' copy of the trees
 ``load_trees`` takes the trees worth reading from the same copy. The
 number of queries does not depend on the number of providers.
 
-The statements are built once per shape and dialect and reused with
-bound parameters (lists are arrays on PostgreSQL, "expanding" IN lists
-elsewhere): SQLAlchemy then compiles each once and keeps it in its
-compiled cache, where building and compiling them on every request cost
-as much as running them. They are run on the session's Core connection
-and their rows fetched at once, as plain tuples.
+The statements, built once per shape and dialect and reused with bound
+parameters, are in ``statements``; they are run on the session's Core
+connection and their rows fetched at once, as plain tuples.
 """
 
-import functools
-
-import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql
-
-from allocsvc.db import models
-from allocsvc.db import unions
 from allocsvc.placement import inventories
 from allocsvc.placement import names
 from allocsvc.placement import topology
+from allocsvc.placement.candidates import statements
 
-_RP = models.resource_providers
-_INV = models.inventories
-_ALLOC = models.allocations
-_RPT = models.resource_provider_traits
-_TRAIT = models.traits
-_RPA = models.resource_provider_aggregates
-_AGG = models.placement_aggregates
-_RC = models.resource_classes
-_TOPO = models.placement_topology
-
-SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
+# The trait of providers that share their inventory with the trees of
+# their aggregates (``Snapshot.anchors``; the statements look for it).
+SHARING_TRAIT = statements.SHARING_TRAIT
 
 
 class Inventory:
@@ -135,193 +118,6 @@ class Snapshot:
         return found
 
 
-# -- statements, built once per shape ----------------------------------
-
-def _in(dialect, column, name):
-    """``column IN (:name)``, the list bound as parameter ``name``.
-
-    PostgreSQL receives the list as one array (``column = ANY(:name)``):
-    the statement's text then never changes, where an "expanding" IN is
-    rendered again at every execution with one placeholder per value (a
-    visible share of a request's time with a hundred roots). The other
-    drivers have no array parameter."""
-    if dialect == 'postgresql':
-        return column == sa.any_(
-            sa.bindparam(name, type_=postgresql.ARRAY(column.type)))
-    return column.in_(sa.bindparam(name, expanding=True))
-
-
-def _not_in(dialect, column, name):
-    """``column NOT IN (:name)``, bound as ``_in`` binds it."""
-    if dialect == 'postgresql':
-        return column != sa.all_(
-            sa.bindparam(name, type_=postgresql.ARRAY(column.type)))
-    return column.not_in(sa.bindparam(name, expanding=True))
-
-
-@functools.lru_cache(maxsize=8)
-def _capacity_statement(dialect, usage=True):
-    """Everything a request needs from the database before the search,
-    in one round trip (the inventories themselves come from the
-    process' copy of the trees, ``topology``):
-
-    kind 1 (unless not ``usage``): what is allocated of the classes
-      named ``:classes``, per provider.
-    kind 2, 3: the ids of the classes ``:classes`` and the traits among
-      ``:traits`` that exist (the name last).
-    kind 4: every sharing provider.
-    kind 5: the roots of the providers ``:in_trees`` (the uuid last).
-    kind 6: the version of the trees: version, floor, epoch last.
-
-    SELECT 1, resource_provider_id, resource_class_id, SUM(used), NULL...
-    FROM allocations WHERE resource_class_id IN (
-        SELECT id FROM resource_classes WHERE name IN (:classes))
-    GROUP BY resource_provider_id, resource_class_id
-    UNION ALL
-    SELECT 2, id, NULL..., name FROM resource_classes
-    WHERE name IN (:classes)
-    UNION ALL
-    SELECT 3, id, NULL..., name FROM traits WHERE name IN (:traits)
-    UNION ALL
-    SELECT 4, rpt.resource_provider_id, NULL...
-    FROM resource_provider_traits AS rpt
-    JOIN traits AS t ON t.id = rpt.trait_id
-    WHERE t.name = 'MISC_SHARES_VIA_AGGREGATE'
-    UNION ALL
-    SELECT 5, root_provider_id, NULL..., uuid FROM resource_providers
-    WHERE uuid IN (:in_trees)
-    UNION ALL
-    SELECT 6, version, floor, NULL..., epoch FROM placement_topology
-    WHERE id = 1
-    """
-    holes = unions.holes
-    classes = sa.select(_RC.c.id).where(_in(dialect, _RC.c.name, 'classes'))
-    used = (sa.select(_ALLOC.c.resource_provider_id,
-                      _ALLOC.c.resource_class_id, _sum_used())
-            .where(_ALLOC.c.resource_class_id.in_(classes))
-            .group_by(_ALLOC.c.resource_provider_id,
-                      _ALLOC.c.resource_class_id))
-    class_ids = (sa.select(_RC.c.id, *holes(3), _RC.c.name)
-                 .where(_in(dialect, _RC.c.name, 'classes')))
-    trait_ids = (sa.select(_TRAIT.c.id, *holes(3), _TRAIT.c.name)
-                 .where(_in(dialect, _TRAIT.c.name, 'traits')))
-    sharing = (sa.select(_RPT.c.resource_provider_id)
-               .select_from(_RPT.join(_TRAIT,
-                                      _TRAIT.c.id == _RPT.c.trait_id))
-               .where(_TRAIT.c.name == SHARING_TRAIT))
-    tree_roots = (sa.select(_RP.c.root_provider_id, *holes(3), _RP.c.uuid)
-                  .where(_in(dialect, _RP.c.uuid, 'in_trees')))
-    stamp = (sa.select(_TOPO.c.version, _TOPO.c.floor, *holes(2),
-                       _TOPO.c.epoch)
-             .where(_TOPO.c.id == 1))
-    parts = {2: class_ids, 3: trait_ids, 4: sharing, 5: tree_roots,
-             6: stamp}
-    if usage:
-        parts[1] = used
-    return unions.tagged(dialect, parts)
-
-
-def _sum_used():
-    # An integer on every backend (MySQL's SUM() gives a DECIMAL, which
-    # would also turn the union's column into one).
-    return sa.cast(sa.func.sum(_ALLOC.c.used), sa.BigInteger)
-
-
-@functools.lru_cache(maxsize=8)
-def _anchor_statement(dialect, every_sharing):
-    """(sharing provider, its root, root it serves) triples: the roots of
-    every provider in an aggregate of the sharing provider (itself
-    included), for every sharing provider or only ``:sharing_ids``.
-
-    SELECT DISTINCT spt.resource_provider_id AS sharing_id,
-                    srp.root_provider_id AS sharing_root_id,
-                    other.root_provider_id AS anchor_id
-    FROM resource_provider_traits AS spt
-    JOIN traits AS t ON t.id = spt.trait_id
-    JOIN resource_providers AS srp ON srp.id = spt.resource_provider_id
-    JOIN resource_provider_aggregates AS shr
-      ON shr.resource_provider_id = spt.resource_provider_id
-    JOIN resource_provider_aggregates AS oth
-      ON oth.aggregate_id = shr.aggregate_id
-    JOIN resource_providers AS other ON other.id = oth.resource_provider_id
-    WHERE t.name = 'MISC_SHARES_VIA_AGGREGATE'
-     [AND spt.resource_provider_id IN (:sharing_ids)]
-    """
-    srp = _RP.alias('srp')
-    shr = _RPA.alias('shr')
-    oth = _RPA.alias('oth')
-    other = _RP.alias('other')
-    query = (
-        sa.select(_RPT.c.resource_provider_id.label('sharing_id'),
-                  srp.c.root_provider_id.label('sharing_root_id'),
-                  other.c.root_provider_id.label('anchor_id'))
-        .select_from(
-            _RPT.join(_TRAIT, _TRAIT.c.id == _RPT.c.trait_id)
-            .join(srp, srp.c.id == _RPT.c.resource_provider_id)
-            .join(shr, shr.c.resource_provider_id ==
-                  _RPT.c.resource_provider_id)
-            .join(oth, oth.c.aggregate_id == shr.c.aggregate_id)
-            .join(other, other.c.id == oth.c.resource_provider_id))
-        .where(_TRAIT.c.name == SHARING_TRAIT)
-        .distinct())
-    if not every_sharing:
-        query = query.where(
-            _in(dialect, _RPT.c.resource_provider_id, 'sharing_ids'))
-    return query
-
-
-@functools.lru_cache(maxsize=16)
-def _summary_statement(dialect, classes):
-    """Every inventory of the providers of the trees ``:roots`` (kind 0),
-    and what is allocated from them (kind 1): of every class
-    (``classes`` None), only of the classes ``:rc_ids`` ('in'), or of all
-    but those ('not in').
-
-    SELECT 0, inv.resource_provider_id, inv.resource_class_id, rc.name,
-           inv.total, inv.reserved, inv.allocation_ratio
-    FROM inventories AS inv
-    JOIN resource_classes AS rc ON rc.id = inv.resource_class_id
-    JOIN resource_providers AS rp ON rp.id = inv.resource_provider_id
-    WHERE rp.root_provider_id IN (:roots)
-     [AND inv.resource_class_id [NOT] IN (:rc_ids)]
-    UNION ALL
-    SELECT 1, a.resource_provider_id, a.resource_class_id, NULL,
-           SUM(a.used), NULL, NULL
-    FROM allocations AS a
-    JOIN resource_providers AS rp ON rp.id = a.resource_provider_id
-    WHERE rp.root_provider_id IN (:roots)
-     [AND a.resource_class_id [NOT] IN (:rc_ids)]
-    GROUP BY a.resource_provider_id, a.resource_class_id
-    """
-    inventory = (
-        sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
-                  _RC.c.name, _INV.c.total, _INV.c.reserved,
-                  _INV.c.allocation_ratio)
-        .select_from(
-            _INV.join(_RC, _RC.c.id == _INV.c.resource_class_id)
-            .join(_RP, _RP.c.id == _INV.c.resource_provider_id))
-        .where(_in(dialect, _RP.c.root_provider_id, 'roots')))
-    usage = (
-        sa.select(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
-                  sa.null().label('name'), _sum_used())
-        .select_from(_ALLOC.join(
-            _RP, _RP.c.id == _ALLOC.c.resource_provider_id))
-        .where(_in(dialect, _RP.c.root_provider_id, 'roots'))
-        .group_by(_ALLOC.c.resource_provider_id,
-                  _ALLOC.c.resource_class_id))
-    if classes == 'in':
-        inventory = inventory.where(
-            _in(dialect, _INV.c.resource_class_id, 'rc_ids'))
-        usage = usage.where(
-            _in(dialect, _ALLOC.c.resource_class_id, 'rc_ids'))
-    elif classes == 'not in':
-        inventory = inventory.where(
-            _not_in(dialect, _INV.c.resource_class_id, 'rc_ids'))
-        usage = usage.where(
-            _not_in(dialect, _ALLOC.c.resource_class_id, 'rc_ids'))
-    return unions.tagged(dialect, {0: inventory, 1: usage})
-
-
 # -- loading ------------------------------------------------------------
 
 class Names:
@@ -406,6 +202,14 @@ def _read_names(rows):
     return found
 
 
+def _name_params(class_names, trait_names, in_trees):
+    """The first statement's parameters. Only plausible names are sent
+    to the database (the others cannot exist)."""
+    return {'classes': names.plausible(class_names),
+            'traits': names.plausible(trait_names),
+            'in_trees': sorted(in_trees)}
+
+
 def load_names(context, class_names, trait_names, in_trees=()):
     """The Names of a request naming the classes ``class_names``, the
     traits ``trait_names`` and the in_tree providers ``in_trees``
@@ -413,9 +217,8 @@ def load_names(context, class_names, trait_names, in_trees=()):
     first statement without the usage (for a caller that reads the
     usage of the few providers it looks at, ``sampling``)."""
     return _read_names(_rows(
-        context, _capacity_statement, False,
-        classes=names.plausible(class_names),
-        traits=names.plausible(trait_names), in_trees=sorted(in_trees)))
+        context, statements.capacity, False,
+        **_name_params(class_names, trait_names, in_trees)))
 
 
 def load(context, min_amounts, trait_names, in_trees=(), any_sharing=False,
@@ -427,25 +230,48 @@ def load(context, min_amounts, trait_names, in_trees=(), any_sharing=False,
     ``snap.names``. ``any_sharing``: serve resourceless groups, which any
     sharing provider may satisfy; ``member_aggs``: when every group with
     resources requires aggregates, the union of those, which a useful
-    provider or its root must be in. Only plausible names are sent to
-    the database (the others cannot exist). Runs in the caller's reader
+    provider or its root must be in. Runs in the caller's reader
     transaction."""
     snap = Snapshot()
-    params = {'classes': names.plausible(min_amounts),
-              'traits': names.plausible(trait_names),
-              'in_trees': sorted(in_trees)}
-    rows = _rows(context, _capacity_statement, **params)
+    rows = _rows(context, statements.capacity,
+                 **_name_params(min_amounts, trait_names, in_trees))
     snap.names = _read_names(rows)
     least_of = {rc_id: min_amounts[name]
                 for name, rc_id in snap.names.classes.items()}
-    sharing_ids = snap.names.sharing
-    usage = {(row[1], row[2]): row[3] for row in rows if row[0] == 1}
-    topo = snap.topology = topology.current(
-        context, snap.names.stamp, inventories.stored_ratio(context))
-    eligible = topo.in_aggregates(member_aggs) if member_aggs else None
-    inventory, read = snap.inventory, snap.read
     snap.requested = frozenset(least_of)
     snap.member_aggs = member_aggs
+    usage = {(row[1], row[2]): row[3] for row in rows if row[0] == 1}
+    snap.topology = topology.current(
+        context, snap.names.stamp, inventories.stored_ratio(context))
+    classes_of, shared_classes = _read_inventories(snap, usage, least_of)
+    sharing = {}
+    if snap.inventory and (any_sharing or shared_classes):
+        # The anchors of sharing providers, read only when one can
+        # matter: most requests have none among their inventories.
+        sharing = _sharing(context, any_sharing, shared_classes)
+        snap.sharing_anchors = {sharing_id: anchors for sharing_id, (
+            _root, anchors) in sharing.items()}
+    # Only the trees that can offer every requested class are read: a
+    # tree missing one (a flat provider when an FPGA is asked for, a
+    # full one) can give no candidate.
+    snap.roots = sorted(_trees_to_load(
+        classes_of, shared_classes, sharing, set(least_of)))
+    return snap
+
+
+def _read_inventories(snap, usage, least_of):
+    """Fill ``snap.read`` and ``snap.inventory`` from the copy of the
+    trees ``snap.topology``: every inventory of the requested classes
+    (within ``snap.member_aggs``) into the first, those with room for
+    ``least_of`` {rc id: smallest amount asked} into the second.
+    ``usage`` {(rp id, rc id): used}. Returns {root id: set of class
+    ids} the providers of each tree have room in, and {sharing rp id:
+    set of class ids} the same of the sharing providers."""
+    topo = snap.topology
+    member_aggs = snap.member_aggs
+    eligible = topo.in_aggregates(member_aggs) if member_aggs else None
+    sharing_ids = snap.names.sharing
+    inventory, read = snap.inventory, snap.read
     classes_of, shared_classes = {}, {}
     provider = topo.provider
     for rc_id, least in least_of.items():
@@ -481,26 +307,22 @@ def load(context, min_amounts, trait_names, in_trees=(), any_sharing=False,
                 root_classes.add(rc_id)
             if rp_id in sharing_ids:
                 shared_classes.setdefault(rp_id, set()).add(rc_id)
+    return classes_of, shared_classes
+
+
+def _sharing(context, any_sharing, shared_classes):
+    """{sharing rp id: (its root id, set of root ids it serves)} of
+    every sharing provider (``any_sharing``), or of those of
+    ``shared_classes``."""
+    if any_sharing:
+        rows = _rows(context, statements.sharing_anchors, True)
+    else:
+        rows = _rows(context, statements.sharing_anchors, False,
+                     sharing_ids=sorted(shared_classes))
     sharing = {}
-    if inventory and (any_sharing or shared_classes):
-        # The anchors of sharing providers, read only when one can
-        # matter: most requests have none among their inventories.
-        if any_sharing:
-            anchor_rows = _rows(context, _anchor_statement, True)
-        else:
-            anchor_rows = _rows(context, _anchor_statement, False,
-                                sharing_ids=sorted(shared_classes))
-        for sharing_id, own_root, anchor_id in anchor_rows:
-            sharing.setdefault(sharing_id, (own_root, set()))[1].add(
-                anchor_id)
-        snap.sharing_anchors = {sharing_id: anchors for sharing_id, (
-            _root, anchors) in sharing.items()}
-    # Only the trees that can offer every requested class are read: a
-    # tree missing one (a flat provider when an FPGA is asked for, a
-    # full one) can give no candidate.
-    snap.roots = sorted(_trees_to_load(
-        classes_of, shared_classes, sharing, set(least_of)))
-    return snap
+    for sharing_id, own_root, anchor_id in rows:
+        sharing.setdefault(sharing_id, (own_root, set()))[1].add(anchor_id)
+    return sharing
 
 
 def load_trees(context, snap):
@@ -558,7 +380,7 @@ def summary_inventories(context, root_ids, rc_ids=None, but=None):
     ratio = _ratio(context)
     found = {}
     for chunk in _chunks(root_ids):
-        rows = _rows(context, _summary_statement, classes, roots=chunk,
+        rows = _rows(context, statements.summary, classes, roots=chunk,
                      **params)
         used_by = {(row[1], row[2]): row[4] for row in rows if row[0] == 1}
         for kind, rp_id, rc_id, name, total, reserved, allocation_ratio in (
