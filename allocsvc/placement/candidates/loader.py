@@ -363,25 +363,21 @@ def _chunks(ids):
         yield ids[start:start + _CHUNK]
 
 
-def summary_inventories(context, root_ids, rc_ids=None, but=None):
+def summary_inventories(context, root_ids, rc_ids=None):
     """{rp id: [(class name, capacity, used)]} for every provider of the
     trees ``root_ids``: of the classes ``rc_ids`` when given, else of
-    every class but those of ``but`` (None: every class)."""
+    every class."""
     root_ids = sorted(root_ids)
     if not root_ids:
         return {}
     params = {}
     if rc_ids is not None:
-        classes, params['rc_ids'] = 'in', sorted(rc_ids)
-    elif but:
-        classes, params['rc_ids'] = 'not in', sorted(but)
-    else:
-        classes = None
+        params['rc_ids'] = sorted(rc_ids)
     ratio = _ratio(context)
     found = {}
     for chunk in _chunks(root_ids):
-        rows = _rows(context, statements.summary, classes, roots=chunk,
-                     **params)
+        rows = _rows(context, statements.summary, rc_ids is not None,
+                     roots=chunk, **params)
         used_by = {(row[1], row[2]): row[4] for row in rows if row[0] == 1}
         for kind, rp_id, rc_id, name, total, reserved, allocation_ratio in (
                 rows):

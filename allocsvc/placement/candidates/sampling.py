@@ -21,6 +21,7 @@ class: the general search serves those.
 import random
 
 from allocsvc.placement.candidates import search
+from allocsvc.placement.candidates import statements
 from allocsvc.placement import inventories
 from allocsvc.placement import topology
 
@@ -40,31 +41,6 @@ def applies(groups, wide, limit, randomize, summaries):
     group = groups.get('')
     return group is not None and bool(group.resources) and \
         not wide.same_subtrees
-
-
-def _usage(connection, rp_ids, rc_ids):
-    """{(rp id, rc id): amount} allocated of the classes ``rc_ids`` from
-    the providers ``rp_ids`` (both lists of ints):
-
-    SELECT resource_provider_id, resource_class_id, SUM(used)
-    FROM allocations
-    WHERE resource_provider_id IN (...) AND resource_class_id IN (...)
-    GROUP BY resource_provider_id, resource_class_id
-
-    The ids are the database's own integers, written into the text: a
-    draw names up to a few hundred providers, and binding each as a
-    parameter (expanded, then escaped by the driver) cost more than the
-    query.
-    """
-    statement = (
-        'SELECT resource_provider_id, resource_class_id, SUM(used) '
-        'FROM allocations WHERE resource_provider_id IN (%s) '
-        'AND resource_class_id IN (%s) '
-        'GROUP BY resource_provider_id, resource_class_id' % (
-            ','.join(str(int(rp_id)) for rp_id in rp_ids),
-            ','.join(str(int(rc_id)) for rc_id in rc_ids)))
-    return {(rp_id, rc_id): int(amount) for rp_id, rc_id, amount in
-            connection.exec_driver_sql(statement)}
 
 
 class _Declined(Exception):
@@ -161,7 +137,7 @@ def sample(context, names, group, wide, limit, among=None):
             fitting.append(rp_id)
         if not fitting:
             continue
-        used = _usage(connection, fitting, rc_ids)
+        used = statements.usage(connection, fitting, rc_ids)[1]
         for rp_id in fitting:
             if all(_fits(topo.inventories[rc_id][rp_id], amount,
                          used.get((rp_id, rc_id), 0))

@@ -43,14 +43,6 @@ def in_list(dialect, column, name):
     return column.in_(sa.bindparam(name, expanding=True))
 
 
-def not_in_list(dialect, column, name):
-    """``column NOT IN (:name)``, bound as ``in_list`` binds it."""
-    if dialect == 'postgresql':
-        return column != sa.all_(
-            sa.bindparam(name, type_=postgresql.ARRAY(column.type)))
-    return column.not_in(sa.bindparam(name, expanding=True))
-
-
 def _sum_used():
     # An integer on every backend (MySQL's SUM() gives a DECIMAL, which
     # would also turn the union's column into one).
@@ -164,11 +156,10 @@ def sharing_anchors(dialect, every_sharing):
 
 
 @functools.lru_cache(maxsize=16)
-def summary(dialect, classes):
+def summary(dialect, some_classes):
     """Every inventory of the providers of the trees ``:roots`` (kind 0),
-    and what is allocated from them (kind 1): of every class
-    (``classes`` None), only of the classes ``:rc_ids`` ('in'), or of all
-    but those ('not in').
+    and what is allocated from them (kind 1): of every class, or only of
+    the classes ``:rc_ids`` (``some_classes``).
 
     SELECT 0, inv.resource_provider_id, inv.resource_class_id, rc.name,
            inv.total, inv.reserved, inv.allocation_ratio
@@ -176,14 +167,14 @@ def summary(dialect, classes):
     JOIN resource_classes AS rc ON rc.id = inv.resource_class_id
     JOIN resource_providers AS rp ON rp.id = inv.resource_provider_id
     WHERE rp.root_provider_id IN (:roots)
-     [AND inv.resource_class_id [NOT] IN (:rc_ids)]
+     [AND inv.resource_class_id IN (:rc_ids)]
     UNION ALL
     SELECT 1, a.resource_provider_id, a.resource_class_id, NULL,
            SUM(a.used), NULL, NULL
     FROM allocations AS a
     JOIN resource_providers AS rp ON rp.id = a.resource_provider_id
     WHERE rp.root_provider_id IN (:roots)
-     [AND a.resource_class_id [NOT] IN (:rc_ids)]
+     [AND a.resource_class_id IN (:rc_ids)]
     GROUP BY a.resource_provider_id, a.resource_class_id
     """
     inventory = (
@@ -202,10 +193,57 @@ def summary(dialect, classes):
         .where(in_list(dialect, _RP.c.root_provider_id, 'roots'))
         .group_by(_ALLOC.c.resource_provider_id,
                   _ALLOC.c.resource_class_id))
-    if classes is not None:
-        test = in_list if classes == 'in' else not_in_list
+    if some_classes:
         inventory = inventory.where(
-            test(dialect, _INV.c.resource_class_id, 'rc_ids'))
+            in_list(dialect, _INV.c.resource_class_id, 'rc_ids'))
         usage = usage.where(
-            test(dialect, _ALLOC.c.resource_class_id, 'rc_ids'))
+            in_list(dialect, _ALLOC.c.resource_class_id, 'rc_ids'))
     return unions.tagged(dialect, {0: inventory, 1: usage})
+
+
+# Provider ids per inline list (see ``usage``).
+_INLINE = 5000
+
+
+def usage(connection, rp_ids, rc_ids, with_names=False):
+    """({class id: name} of ``rc_ids`` when ``with_names``, else {};
+    {(rp id, rc id): amount} allocated of the classes ``rc_ids`` from
+    the providers ``rp_ids``), both lists of ints:
+
+    [SELECT 0, id, NULL, NULL, name FROM resource_classes
+     WHERE id IN (...)
+     UNION ALL]
+    SELECT 1, resource_provider_id, resource_class_id, SUM(used), NULL
+    FROM allocations
+    WHERE resource_provider_id IN (...) AND resource_class_id IN (...)
+    GROUP BY resource_provider_id, resource_class_id
+
+    Unlike the statements above, the ids are the database's own
+    integers written into the text, in lists of at most 5,000
+    providers: these statements name from a few dozen to thousands of
+    providers, and binding each as a parameter (expanded, then escaped
+    by the driver) cost more than running them.
+    """
+    classes = ','.join(str(int(rc_id)) for rc_id in rc_ids)
+    names, used = {}, {}
+    for start in range(0, len(rp_ids), _INLINE):
+        statement = (
+            'SELECT 1, resource_provider_id, resource_class_id, '
+            'SUM(used), NULL FROM allocations '
+            'WHERE resource_provider_id IN (%s) '
+            'AND resource_class_id IN (%s) '
+            'GROUP BY resource_provider_id, resource_class_id' % (
+                ','.join(str(int(rp_id))
+                         for rp_id in rp_ids[start:start + _INLINE]),
+                classes))
+        if with_names and not start:
+            statement = (
+                'SELECT 0, id, NULL, NULL, name FROM resource_classes '
+                'WHERE id IN (%s) UNION ALL ' % classes) + statement
+        for kind, first, rc_id, amount, name in connection.exec_driver_sql(
+                statement):
+            if kind:
+                used[(first, rc_id)] = int(amount)
+            else:
+                names[first] = name
+    return names, used

@@ -15,6 +15,7 @@ as they come.
 """
 
 from allocsvc.placement.candidates import loader
+from allocsvc.placement.candidates import statements
 
 
 def _inventories(context, snap, roots, shown, class_names, rc_ids):
@@ -64,9 +65,9 @@ def _other_inventories(context, snap, shown):
             wanted[rp_id] = classes - requested
     if not wanted:
         return {}
-    names, used = _names_and_usage(
+    names, used = statements.usage(
         context.session.connection(), sorted(wanted),
-        sorted(set().union(*wanted.values())))
+        sorted(set().union(*wanted.values())), with_names=True)
     stocks = topo.inventories
     found = {}
     for rp_id, classes in wanted.items():
@@ -77,46 +78,6 @@ def _other_inventories(context, snap, shown):
                          used.get((rp_id, rc_id), 0))
                         for rc_id in classes if rc_id in names]
     return found
-
-
-def _names_and_usage(connection, rp_ids, rc_ids):
-    """({class id: name} of ``rc_ids``, {(rp id, class id): amount}
-    allocated from the inventories of those classes of ``rp_ids``):
-
-    SELECT 0, id, NULL, NULL, name FROM resource_classes
-    WHERE id IN (...)
-    UNION ALL
-    SELECT 1, resource_provider_id, resource_class_id, SUM(used), NULL
-    FROM allocations
-    WHERE resource_provider_id IN (...) AND resource_class_id IN (...)
-    GROUP BY resource_provider_id, resource_class_id
-
-    The ids are the database's own integers, written into the text (as
-    ``sampling`` does): binding thousands of parameters cost more than
-    the statement. Providers go in lists of at most 5,000."""
-    classes = ','.join(str(int(rc_id)) for rc_id in rc_ids)
-    names, used = {}, {}
-    for start in range(0, len(rp_ids), 5000):
-        providers = ','.join(str(int(rp_id))
-                             for rp_id in rp_ids[start:start + 5000])
-        statement = (
-            'SELECT 1, resource_provider_id, resource_class_id, '
-            'SUM(used), NULL FROM allocations '
-            'WHERE resource_provider_id IN (%s) '
-            'AND resource_class_id IN (%s) '
-            'GROUP BY resource_provider_id, resource_class_id'
-            % (providers, classes))
-        if not start:
-            statement = (
-                'SELECT 0, id, NULL, NULL, name FROM resource_classes '
-                'WHERE id IN (%s) UNION ALL ' % classes) + statement
-        for kind, first, rc_id, amount, name in connection.exec_driver_sql(
-                statement):
-            if kind:
-                used[(first, rc_id)] = int(amount)
-            else:
-                names[first] = name
-    return names, used
 
 
 def summarize(context, snap, candidates, whole_trees, class_names,
