@@ -62,11 +62,12 @@ class Planner:
     ``root_required``: any-of sets (one trait name each) the anchor must
     meet; ``root_forbidden``: trait names it must lack;
     ``plain_required``: the unsuffixed group's any-of sets of traits;
-    ``randomize``: each anchor's choices in random order.
+    ``randomize``: each anchor's choices in random order; ``isolate``:
+    group_policy=isolate.
     """
 
     def __init__(self, snap, groups, class_names, root_required,
-                 root_forbidden, plain_required, randomize):
+                 root_forbidden, plain_required, randomize, isolate=False):
         self.snap = snap
         self.groups = groups
         self.class_names = class_names
@@ -74,9 +75,11 @@ class Planner:
         self.root_forbidden = root_forbidden
         self.plain_required = plain_required
         self.randomize = randomize
+        self.isolate = isolate
         self._by_class = None
         self._anchor_ok = {}
         self._plain_anchors = {}
+        self._granular = {}
 
     def plan(self):
         """[SlotSpec] for every slot, and the anchors that can fill them
@@ -104,7 +107,21 @@ class Planner:
         if self.plain_required:
             plain = [spec.by_anchor for spec in plan if not spec.granular]
             anchors = [a for a in anchors if self._may_meet_plain(plain, a)]
+        granular = [spec.by_anchor for spec in plan if spec.granular]
+        if self.isolate and len(granular) > 1:
+            anchors = [a for a in anchors if self._may_isolate(granular, a)]
         return plan, anchors
+
+    @staticmethod
+    def _may_isolate(granular, anchor):
+        """Whether the granular slots ``granular`` ([{anchor: [rp id]}])
+        have, between them, as many providers at ``anchor`` as there are
+        slots, as group_policy=isolate needs: a flat provider serving
+        two isolated groups has no candidate, and need not be searched."""
+        distinct = set()
+        for by_anchor in granular:
+            distinct.update(by_anchor[anchor])
+        return len(distinct) >= len(granular)
 
     def slots(self, plan, anchor):
         """The Slots of ``anchor``: the unsuffixed group's first, then
@@ -155,33 +172,51 @@ class Planner:
     def _granular_choices(self, group):
         """{anchor: [rp id]} of the providers that alone satisfy a
         suffixed group: resources, traits, aggregates (directly) and
-        in_tree."""
+        in_tree. Groups asking the same of one provider (a NUMA pair:
+        two groups of VCPU and MEMORY_MB) share one answer, which is
+        only read."""
+        key = (tuple(sorted(group.resources.items())),
+               tuple(group.required), group.forbidden,
+               tuple(group.member_of), group.forbidden_aggs, group.in_tree)
+        found = self._granular.get(key)
+        if found is not None:
+            return found
         snap = self.snap
+        inventory, traits, aggregates = (snap.inventory, snap.traits,
+                                         snap.aggregates)
         if group.resources:
-            first = min(group.resources)
-            pool = self._by_class.get(first, ())
+            pool = self._by_class.get(min(group.resources), ())
         else:
             pool = sorted(snap.providers)
-        by_anchor = collections.defaultdict(list)
+        wanted = list(group.resources.items())
+        required, forbidden = group.required, group.forbidden
+        member_of, bad = group.member_of, group.forbidden_aggs
+        in_tree = group.in_tree
+        empty = frozenset()
+        allowed = self._anchor_allowed
+        found = self._granular[key] = collections.defaultdict(list)
         for rp_id in pool:
-            if not all((rp_id, rc) in snap.inventory and
-                       snap.inventory[(rp_id, rc)].fits(amount)
-                       for rc, amount in group.resources.items()):
-                continue
-            if not has_traits(self._traits(rp_id), group.required,
-                              group.forbidden):
-                continue
-            if not self._member(rp_id, group.member_of):
-                continue
-            if self._aggs(rp_id) & group.forbidden_aggs:
-                continue
-            root = snap.providers[rp_id].root_id
-            if group.in_tree is not None and root != group.in_tree:
-                continue
-            for anchor in snap.anchors(rp_id):
-                if self._anchor_allowed(anchor):
-                    by_anchor[anchor].append(rp_id)
-        return by_anchor
+            for rc_id, amount in wanted:
+                inv = inventory.get((rp_id, rc_id))
+                if inv is None or not inv.fits(amount):
+                    break
+            else:
+                if (required or forbidden) and not has_traits(
+                        traits.get(rp_id, empty), required, forbidden):
+                    continue
+                if member_of or bad:
+                    aggs = aggregates.get(rp_id, empty)
+                    if not all(aggs & any_of for any_of in member_of):
+                        continue
+                    if aggs & bad:
+                        continue
+                if in_tree is not None and \
+                        snap.providers[rp_id].root_id != in_tree:
+                    continue
+                for anchor in snap.anchors(rp_id):
+                    if allowed(anchor):
+                        found[anchor].append(rp_id)
+        return found
 
     def _class_choices(self, group, rc_id, amount):
         """{anchor: [rp id]} of the providers that may serve ``amount``
@@ -266,7 +301,23 @@ class Rules:
         self.same_subtrees = same_subtrees
         self.nested_aware = nested_aware
         self.plain_required = plain_required
+        # Whether two slots may draw on one inventory (see ``prepare``).
+        self.shared_room = True
         self._ancestors = {}
+
+    def prepare(self, plan):
+        """Note whether two slots of ``plan`` ([SlotSpec]) ask for one
+        class. If none do, each slot draws on inventories no other slot
+        touches, the Planner already chose only providers with room for
+        each slot alone, and ``valid`` need not count the room again:
+        for most requests (one unsuffixed group, each of its classes a
+        slot) that count was most of the time spent per candidate."""
+        seen = set()
+        self.shared_room = False
+        for spec in plan:
+            if not seen.isdisjoint(spec.amounts):
+                self.shared_room = True
+            seen.update(spec.amounts)
 
     def subtree_members(self, slots):
         """The indices in ``slots`` of each same_subtree's slots, for
@@ -323,25 +374,30 @@ class Rules:
             if not self.same_subtree([chosen[i] for i in members]):
                 return False
         isolate, nested_aware = self.isolate, self.nested_aware
-        snap = self.snap
-        inventory = snap.inventory
-        consumed = {}
-        granular_used = set()
-        owners = {}
-        for slot, rp_id in zip(slots, chosen):
-            if isolate and slot.granular:
-                if rp_id in granular_used:
-                    return False
-                granular_used.add(rp_id)
-            if not nested_aware:
-                root = snap.providers[rp_id].root_id
-                if owners.setdefault(root, rp_id) != rp_id:
-                    return False
-            for rc_id, amount in slot.amounts.items():
-                key = (rp_id, rc_id)
-                total = consumed.get(key, 0) + amount
-                inv = inventory[key]
-                if total > inv.max_unit or inv.used + total > inv.capacity:
-                    return False
-                consumed[key] = total
+        shared_room = self.shared_room
+        if isolate or shared_room or not nested_aware:
+            snap = self.snap
+            inventory = snap.inventory
+            consumed = {}
+            granular_used = set()
+            owners = {}
+            for slot, rp_id in zip(slots, chosen):
+                if isolate and slot.granular:
+                    if rp_id in granular_used:
+                        return False
+                    granular_used.add(rp_id)
+                if not nested_aware:
+                    root = snap.providers[rp_id].root_id
+                    if owners.setdefault(root, rp_id) != rp_id:
+                        return False
+                if not shared_room:
+                    continue
+                for rc_id, amount in slot.amounts.items():
+                    key = (rp_id, rc_id)
+                    total = consumed.get(key, 0) + amount
+                    inv = inventory[key]
+                    if total > inv.max_unit or \
+                            inv.used + total > inv.capacity:
+                        return False
+                    consumed[key] = total
         return not self.plain_required or self.plain_traits_met(slots, chosen)

@@ -98,13 +98,25 @@ class Search:
         plain_required = plain.required if plain else ()
         self.planner = planning.Planner(
             snap, groups, class_names, self.root_required,
-            self.root_forbidden, plain_required, randomize)
+            self.root_forbidden, plain_required, randomize, isolate)
         self.rules = planning.Rules(
             snap, isolate, [frozenset(s) for s in same_subtrees],
             nested_aware, plain_required)
-        # A candidate can come from two anchors only through sharing
-        # providers; without any, no duplicate needs looking for.
-        self._dedup = bool(snap.sharing_anchors)
+        self._shared = self._serving_others(snap)
+
+    @staticmethod
+    def _serving_others(snap):
+        """The uuids of the sharing providers that serve other trees
+        than their own. A candidate can come from two anchors only if
+        every provider it allocates from is one of them: any other
+        provider belongs to one anchor alone. Only such candidates need
+        looking for twice."""
+        found = set()
+        for rp_id, anchors in snap.sharing_anchors.items():
+            provider = snap.providers.get(rp_id)
+            if provider is not None and anchors - {provider.root_id}:
+                found.add(provider.uuid)
+        return found
 
     def _single(self, plan, subtrees, anchor):
         """When every slot of ``anchor`` has exactly one provider to
@@ -259,11 +271,13 @@ class Search:
         plan, anchors = self.planner.plan()
         if self.randomize:
             random.shuffle(anchors)
+        self.rules.prepare(plan)
         subtrees = self.rules.subtree_members(plan)
         seen = set()
+        shared = self._shared
 
         def fresh(candidate):
-            if not self._dedup:
+            if not shared or not shared.issuperset(candidate.allocations):
                 return True
             key = candidate.key()
             if key in seen:
