@@ -165,7 +165,7 @@ class Topology:
 
     __slots__ = ('epoch', 'version', 'trees', 'traits', 'trait_ids',
                  'aggregates', 'members', 'inventories', 'classes',
-                 '_providers', '_by_uuid', '_shown')
+                 '_providers', '_by_uuid', '_shown', '_roots')
 
     def __init__(self, epoch, version, trees, traits, aggregates,
                  inventories, trait_ids=None):
@@ -188,6 +188,7 @@ class Topology:
         self._providers = None
         self._by_uuid = None
         self._shown = {}
+        self._roots = None
 
     def ids_by_uuid(self):
         """{uuid: id} of every provider."""
@@ -206,6 +207,16 @@ class Topology:
                 provider.id: provider
                 for tree in self.trees.values() for provider in tree}
         return found[rp_id]
+
+    def root_of(self):
+        """{rp id: root id} of every provider (one lookup where the
+        loader needs the root of thousands of providers)."""
+        found = self._roots
+        if found is None:
+            found = self._roots = {
+                provider.id: provider.root_id
+                for tree in self.trees.values() for provider in tree}
+        return found
 
     def shown(self, rp_id):
         """(uuid, trait names, parent uuid, root uuid) of the provider

@@ -226,12 +226,25 @@ class Planner:
         (Called once per class of every request: the lookups are local,
         and what does not depend on the anchor is worked out once per
         provider.)"""
-        inventory = self.snap.inventory
+        snap = self.snap
+        inventory = snap.inventory
+        by_anchor = collections.defaultdict(list)
+        pool = self._by_class.get(rc_id, ())
+        if not (group.forbidden or group.member_of or group.forbidden_aggs or
+                group.in_tree is not None or self.root_required or
+                self.root_forbidden):
+            # Nothing to check but room: a provider serves the anchors
+            # it may serve at all (most requests).
+            anchors_of = snap.anchors
+            for rp_id in pool:
+                if inventory[(rp_id, rc_id)].fits(amount):
+                    for anchor in anchors_of(rp_id):
+                        by_anchor[anchor].append(rp_id)
+            return by_anchor
         served = self._plain_anchors.get(id(group))
         if served is None:
             served = self._plain_anchors[id(group)] = {}
-        by_anchor = collections.defaultdict(list)
-        for rp_id in self._by_class.get(rc_id, ()):
+        for rp_id in pool:
             if not inventory[(rp_id, rc_id)].fits(amount):
                 continue
             anchors = served.get(rp_id)
