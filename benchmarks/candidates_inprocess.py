@@ -4,8 +4,9 @@
 The HTTP benchmark (``placement_bench.py``) answers "how fast, compared
 with Placement"; this one answers "where does the time of one request
 go", without a WSGI server, so that a change to the engine can be judged
-on its own. It builds the flat and tree workloads of ``placement_bench``
-(through the in-process application) into a database it creates, then
+on its own. It builds the workloads of ``placement_bench`` named by
+``--scenarios`` (flat and trees by default; shapes is issue 19's fleet)
+through the in-process application into a database it creates, then
 sends each query ``--reps`` times and prints, per query, the median and
 the minimum of: the whole request, the CPU time of this process during
 it, the engine (``find``), its stages (loading the names and
@@ -145,6 +146,9 @@ def main(argv=None):
                         default='postgresql')
     parser.add_argument('--scale', type=float, default=0.1)
     parser.add_argument('--reps', type=int, default=40)
+    parser.add_argument('--scenarios', default='flat,trees',
+                        help='comma-separated scenarios of placement_bench '
+                        'whose queries to time (flat, trees, shapes)')
     parser.add_argument('--keep', action='store_true')
     args = parser.parse_args(argv)
     db = servers.Database(args.db, tempfile.gettempdir(), 'inproc')
@@ -155,9 +159,9 @@ def main(argv=None):
         migration.upgrade(engine=engine)
         engine.dispose()
         client = InProcessClient(api_app.setup_app(conf))
-        ctx = scenarios.Context(args.scale, 1, 1, 1, 1, 1, 1)
+        ctx = scenarios.Context(args.scale, 1, 1, 1, [1], 1, 1)
         paths = {}
-        for name in ('flat', 'trees'):
+        for name in args.scenarios.split(','):
             built = scenarios.SCENARIOS[name](client, ctx)
             paths.update((q, m['path']) for q, m in built['queries'].items())
         acc = collections.Counter()
