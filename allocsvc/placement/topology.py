@@ -165,7 +165,7 @@ class Topology:
 
     __slots__ = ('epoch', 'version', 'trees', 'traits', 'trait_ids',
                  'aggregates', 'members', 'inventories', 'classes',
-                 '_providers', '_by_uuid', '_shown', '_roots')
+                 '_providers', '_by_uuid', '_shown')
 
     def __init__(self, epoch, version, trees, traits, aggregates,
                  inventories, trait_ids=None):
@@ -188,7 +188,6 @@ class Topology:
         self._providers = None
         self._by_uuid = None
         self._shown = {}
-        self._roots = None
 
     def ids_by_uuid(self):
         """{uuid: id} of every provider."""
@@ -199,24 +198,18 @@ class Topology:
                 for tree in self.trees.values() for provider in tree}
         return found
 
-    def provider(self, rp_id):
-        """The Provider ``rp_id`` (KeyError if there is none)."""
+    def by_id(self):
+        """{rp id: Provider} of every provider."""
         found = self._providers
         if found is None:
             found = self._providers = {
                 provider.id: provider
                 for tree in self.trees.values() for provider in tree}
-        return found[rp_id]
-
-    def root_of(self):
-        """{rp id: root id} of every provider (one lookup where the
-        loader needs the root of thousands of providers)."""
-        found = self._roots
-        if found is None:
-            found = self._roots = {
-                provider.id: provider.root_id
-                for tree in self.trees.values() for provider in tree}
         return found
+
+    def provider(self, rp_id):
+        """The Provider ``rp_id`` (KeyError if there is none)."""
+        return self.by_id()[rp_id]
 
     def shown(self, rp_id):
         """(uuid, trait names, parent uuid, root uuid) of the provider

@@ -273,7 +273,7 @@ def _read_inventories(snap, usage, least_of):
     sharing_ids = snap.names.sharing
     inventory, read = snap.inventory, snap.read
     classes_of, shared_classes = {}, {}
-    root_of = topo.root_of()
+    by_id = topo.by_id()
     for rc_id, least in least_of.items():
         stocks = topo.inventories.get(rc_id, {})
         if eligible is None:
@@ -299,7 +299,7 @@ def _read_inventories(snap, usage, least_of):
             inventory[(rp_id, rc_id)] = Inventory(
                 capacity, used, stock.min_unit, stock.max_unit,
                 stock.step_size)
-            root_id = root_of[rp_id]
+            root_id = by_id[rp_id].root_id
             root_classes = classes_of.get(root_id)
             if root_classes is None:
                 classes_of[root_id] = {rc_id}

@@ -226,33 +226,32 @@ class Planner:
         (Called once per class of every request: the lookups are local,
         and what does not depend on the anchor is worked out once per
         provider.)"""
-        snap = self.snap
-        inventory = snap.inventory
+        inventory = self.snap.inventory
+        anchors_of = self._plain_anchors_of(group)
         by_anchor = collections.defaultdict(list)
-        pool = self._by_class.get(rc_id, ())
+        for rp_id in self._by_class.get(rc_id, ()):
+            if inventory[(rp_id, rc_id)].fits(amount):
+                for anchor in anchors_of(rp_id):
+                    by_anchor[anchor].append(rp_id)
+        return by_anchor
+
+    def _plain_anchors_of(self, group):
+        """A function giving the anchors a provider may serve the
+        unsuffixed ``group`` at. With nothing to check but room (most
+        requests), those it may serve at all; else ``_plain_served``,
+        worked out once per provider for all the group's classes."""
         if not (group.forbidden or group.member_of or group.forbidden_aggs or
                 group.in_tree is not None or self.root_required or
                 self.root_forbidden):
-            # Nothing to check but room: a provider serves the anchors
-            # it may serve at all (most requests).
-            anchors_of = snap.anchors
-            for rp_id in pool:
-                if inventory[(rp_id, rc_id)].fits(amount):
-                    for anchor in anchors_of(rp_id):
-                        by_anchor[anchor].append(rp_id)
-            return by_anchor
-        served = self._plain_anchors.get(id(group))
-        if served is None:
-            served = self._plain_anchors[id(group)] = {}
-        for rp_id in pool:
-            if not inventory[(rp_id, rc_id)].fits(amount):
-                continue
-            anchors = served.get(rp_id)
-            if anchors is None:
-                anchors = served[rp_id] = self._plain_served(group, rp_id)
-            for anchor in anchors:
-                by_anchor[anchor].append(rp_id)
-        return by_anchor
+            return self.snap.anchors
+        served = self._plain_anchors.setdefault(id(group), {})
+
+        def anchors_of(rp_id):
+            found = served.get(rp_id)
+            if found is None:
+                found = served[rp_id] = self._plain_served(group, rp_id)
+            return found
+        return anchors_of
 
     def _plain_served(self, group, rp_id):
         """The anchors for which provider ``rp_id`` may serve the
