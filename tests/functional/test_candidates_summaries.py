@@ -145,3 +145,17 @@ def test_body_is_what_the_standard_encoder_writes(database):
             assert resp.json['allocation_requests'], (version, query)
             assert resp.body == json.dumps(resp.json).encode(), (
                 version, query)
+
+
+def test_capacity_wider_than_64_bits_is_shown(database):
+    # A ratio near its bound makes a capacity orjson cannot write; the
+    # answer must still be a 200, as the standard library writes it.
+    app = api_app.placement_app(conftest.make_conf())
+    rp = _provider(app, 'huge', inventory={'VCPU': {
+        'total': 2147483647, 'allocation_ratio': 3.0e38}})
+    resp = _call(app, 'GET', '/allocation_candidates?resources=VCPU:1',
+                 '1.39')
+    assert resp.status_int == 200, resp.body
+    assert resp.json['provider_summaries'][rp]['resources']['VCPU'][
+        'capacity'] > 2 ** 64
+    assert resp.body == json.dumps(resp.json).encode()
