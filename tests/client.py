@@ -25,3 +25,35 @@ def ok(resp, status=200):
     ``status``."""
     assert resp.status_int == status, resp.body
     return resp.json if resp.body else None
+
+
+def create_provider(app, name, parent=None, inventory=None, traits=(),
+                    aggs=()):
+    """The uuid of a new resource provider ``name`` (under ``parent``)
+    with ``inventory`` {class: fields}, ``traits`` (custom ones created)
+    and aggregates ``aggs``, set up over the API at 1.39."""
+    body = {'name': name}
+    if parent:
+        body['parent_provider_uuid'] = parent
+    rp = ok(placement_request(app, 'POST', '/resource_providers', '1.39',
+                              body))
+    path = '/resource_providers/%s' % rp['uuid']
+    gen = 0
+    if inventory:
+        gen = ok(placement_request(
+            app, 'PUT', path + '/inventories', '1.39',
+            {'resource_provider_generation': gen,
+             'inventories': inventory}))['resource_provider_generation']
+    if traits:
+        for trait in traits:
+            if trait.startswith('CUSTOM_'):
+                placement_request(app, 'PUT', '/traits/%s' % trait, '1.39')
+        gen = ok(placement_request(
+            app, 'PUT', path + '/traits', '1.39',
+            {'resource_provider_generation': gen,
+             'traits': list(traits)}))['resource_provider_generation']
+    if aggs:
+        ok(placement_request(app, 'PUT', path + '/aggregates', '1.39',
+                             {'resource_provider_generation': gen,
+                              'aggregates': list(aggs)}))
+    return rp['uuid']

@@ -10,41 +10,10 @@ import pytest
 
 from allocsvc.api import app as api_app
 from tests import conftest
+from tests.client import create_provider as _provider
 from tests.client import placement_request as _call
 
 AGG = 'f2a6c1b0-8d1e-4c2e-9a57-3f0d2b6e9a11'
-
-
-def _provider(app, name, parent=None, inventory=None, traits=(), aggs=()):
-    body = {'name': name}
-    if parent:
-        body['parent_provider_uuid'] = parent
-    rp = _call(app, 'POST', '/resource_providers', '1.39', body).json
-    gen = 0
-    if inventory:
-        resp = _call(app, 'PUT', '/resource_providers/%s/inventories'
-                     % rp['uuid'], '1.39',
-                     {'resource_provider_generation': gen,
-                      'inventories': inventory})
-        assert resp.status_int == 200, resp.body
-        gen = resp.json['resource_provider_generation']
-    if traits:
-        for trait in traits:
-            if trait.startswith('CUSTOM_'):
-                _call(app, 'PUT', '/traits/%s' % trait, '1.39')
-        resp = _call(app, 'PUT', '/resource_providers/%s/traits'
-                     % rp['uuid'], '1.39',
-                     {'resource_provider_generation': gen,
-                      'traits': list(traits)})
-        assert resp.status_int == 200, resp.body
-        gen = resp.json['resource_provider_generation']
-    if aggs:
-        resp = _call(app, 'PUT', '/resource_providers/%s/aggregates'
-                     % rp['uuid'], '1.39',
-                     {'resource_provider_generation': gen,
-                      'aggregates': list(aggs)})
-        assert resp.status_int == 200, resp.body
-    return rp['uuid']
 
 
 def _topology(app):
