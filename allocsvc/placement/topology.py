@@ -53,6 +53,8 @@ _PRUNE_EVERY = 500
 
 # The session.info key of the changes a transaction has made.
 _INFO_KEY = 'allocsvc.topology'
+# Derived answers a copy of the trees keeps (``Topology.memo``).
+_MEMO_SIZE = 64
 
 
 # -- writers ----------------------------------------------------------------
@@ -165,7 +167,7 @@ class Topology:
 
     __slots__ = ('epoch', 'version', 'trees', 'traits', 'trait_ids',
                  'aggregates', 'members', 'inventories', 'classes',
-                 '_providers', '_by_uuid', '_shown')
+                 '_providers', '_by_uuid', '_shown', '_memo')
 
     def __init__(self, epoch, version, trees, traits, aggregates,
                  inventories, trait_ids=None):
@@ -188,6 +190,21 @@ class Topology:
         self._providers = None
         self._by_uuid = None
         self._shown = {}
+        self._memo = {}
+
+    def memo(self, key, build):
+        """``build()``, worked out once per copy of the trees for each
+        ``key`` (a hashable description of what it depends on besides
+        the trees): what a request derives from the trees alone need
+        not be derived again until they change. Keeps the last
+        ``_MEMO_SIZE`` keys."""
+        found = self._memo.get(key)
+        if found is None:
+            found = build()
+            if len(self._memo) >= _MEMO_SIZE:
+                self._memo.clear()
+            self._memo[key] = found
+        return found
 
     def ids_by_uuid(self):
         """{uuid: id} of every provider."""

@@ -16,6 +16,7 @@ import threading
 from allocsvc.common import exception
 from allocsvc.db import api as db_api
 from allocsvc.placement.candidates import loader
+from allocsvc.placement.candidates import prefix
 from allocsvc.placement.candidates import request as request_mod
 from allocsvc.placement.candidates import sampling
 from allocsvc.placement.candidates import search
@@ -147,23 +148,34 @@ def find(context, groups, wide, limit=None, nested_aware=True,
         # them, as Placement answers such a limit.
         limit = None
     in_trees = {g.in_tree for g in groups.values() if g.in_tree}
-    if sampling.applies(groups, wide, limit, randomize, summaries):
-        names = loader.load_names(
-            context, groups[''].resources,
-            request_mod.all_trait_names(groups, wide), in_trees)
-        _check_names(groups, wide, names)
-        found = sampling.sample(
-            context, names, _resolve(groups, names.classes, names.roots)[0],
-            wide, limit, among)
-        if found is not None:
-            return Result(found)
     min_amounts = {}
     for group in groups.values():
         for name, amount in group.resources.items():
             min_amounts[name] = min(amount, min_amounts.get(name, amount))
+    trait_names = request_mod.all_trait_names(groups, wide)
+    sample = sampling.applies(groups, wide, limit, randomize, summaries)
+    if sample or prefix.applies(groups, limit, randomize, among):
+        names = loader.load_names(context, min_amounts, trait_names,
+                                  in_trees)
+        _check_names(groups, wide, names)
+        resolved = _resolve(groups, names.classes, names.roots)
+        if sample:
+            found = sampling.sample(context, names, resolved[0], wide,
+                                    limit, among)
+            if found is not None:
+                return Result(found)
+        else:
+            class_names = {rc_id: name
+                           for name, rc_id in names.classes.items()}
+            first = prefix.first(
+                context, names, resolved, class_names, wide, limit,
+                {names.classes[n]: a for n, a in min_amounts.items()},
+                _member_aggs(resolved), nested_aware, _collect)
+            if first is not None:
+                return _answer(context, first[1], first[0], summaries,
+                               nested_aware, class_names, all_classes)
     snap = loader.load(
-        context, min_amounts, request_mod.all_trait_names(groups, wide),
-        in_trees=in_trees,
+        context, min_amounts, trait_names, in_trees=in_trees,
         any_sharing=any(not g.resources for g in groups.values()),
         member_aggs=_member_aggs(groups.values()))
     _check_names(groups, wide, snap.names)
@@ -181,10 +193,18 @@ def find(context, groups, wide, limit=None, nested_aware=True,
     candidates = finder.candidates()
     if among is not None:
         candidates = _among(candidates, among)
-    found = _collect(candidates, limit)
+    return _answer(context, snap, _collect(candidates, limit), summaries,
+                   nested_aware, names, all_classes)
+
+
+def _answer(context, snap, found, summaries, nested_aware, class_names,
+            all_classes):
+    """The Result of the candidates ``found`` in ``snap``, with their
+    provider summaries when ``summaries``."""
     if not found or not summaries:
         return Result(found)
     provider_summaries = summaries_mod.summarize(
-        context, snap, found, whole_trees=nested_aware, class_names=names,
-        rc_ids=None if all_classes else set(class_ids.values()))
+        context, snap, found, whole_trees=nested_aware,
+        class_names=class_names,
+        rc_ids=None if all_classes else snap.requested)
     return Result(found, provider_summaries)

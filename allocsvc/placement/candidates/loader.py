@@ -164,19 +164,24 @@ def _ratio(context):
     return ratio
 
 
-def _trees_to_load(classes_of, shared_classes, sharing, needed):
-    """The roots of the trees worth reading: those that can offer every
-    class of ``needed`` from their own tree or from sharing providers,
-    and those of the sharing providers serving them. ``classes_of``
-    {root: set of class ids} of their own providers; ``shared_classes``
-    {sharing rp id: set of class ids}; ``sharing`` {sharing rp id:
-    (its root, set of roots it serves)}."""
+def _viable(classes_of, shared_classes, sharing, needed):
+    """The roots of the trees that can offer every class of ``needed``
+    from their own tree or from sharing providers. ``classes_of`` {root:
+    set of class ids} of their own providers; ``shared_classes``
+    {sharing rp id: set of class ids}; ``sharing`` {sharing rp id: (its
+    root, set of roots it serves)}."""
     offered = {root: set(classes) for root, classes in classes_of.items()}
     for sharing_id, (_root, anchors) in sharing.items():
         shared = shared_classes.get(sharing_id, ())
         for anchor in anchors:
             offered.setdefault(anchor, set()).update(shared)
-    viable = {root for root, classes in offered.items() if needed <= classes}
+    return {root for root, classes in offered.items() if needed <= classes}
+
+
+def _trees_to_load(classes_of, shared_classes, sharing, needed):
+    """The roots of the trees worth reading: the ``_viable`` ones, and
+    those of the sharing providers serving them."""
+    viable = _viable(classes_of, shared_classes, sharing, needed)
     roots = set(viable)
     for own_root, anchors in sharing.values():
         if not anchors.isdisjoint(viable):
@@ -243,7 +248,8 @@ def load(context, min_amounts, trait_names, in_trees=(), any_sharing=False,
     usage = {(row[1], row[2]): row[3] for row in rows if row[0] == 1}
     snap.topology = topology.current(
         context, snap.names.stamp, inventories.stored_ratio(context))
-    classes_of, shared_classes = _read_inventories(snap, usage, least_of)
+    classes_of, shared_classes = _read_inventories(
+        snap, usage, least_of, _eligible(snap.topology, member_aggs))
     sharing = {}
     if snap.inventory and (any_sharing or shared_classes):
         # The anchors of sharing providers, read only when one can
@@ -259,24 +265,34 @@ def load(context, min_amounts, trait_names, in_trees=(), any_sharing=False,
     return snap
 
 
-def _read_inventories(snap, usage, least_of):
+def _eligible(topo, member_aggs):
+    """The ids of the providers worth reading under the aggregate filter
+    ``member_aggs`` (see ``load``), None without one."""
+    return topo.in_aggregates(member_aggs) if member_aggs else None
+
+
+def _read_inventories(snap, usage, least_of, eligible, among=None):
     """Fill ``snap.read`` and ``snap.inventory`` from the copy of the
     trees ``snap.topology``: every inventory of the requested classes
-    (within ``snap.member_aggs``) into the first, those with room for
-    ``least_of`` {rc id: smallest amount asked} into the second.
-    ``usage`` {(rp id, rc id): used}. Returns {root id: set of class
-    ids} the providers of each tree have room in, and {sharing rp id:
-    set of class ids} the same of the sharing providers."""
+    (of the providers ``eligible``, ``_eligible`` of the aggregate
+    filter; of the providers ``among`` alone when given) into the first,
+    those with room for ``least_of`` {rc id: smallest amount asked} into
+    the second. ``usage`` {(rp id, rc id): used}. Returns {root id: set
+    of class ids} the providers of each tree have room in, and {sharing
+    rp id: set of class ids} the same of the sharing providers."""
     topo = snap.topology
-    member_aggs = snap.member_aggs
-    eligible = topo.in_aggregates(member_aggs) if member_aggs else None
     sharing_ids = snap.names.sharing
     inventory, read = snap.inventory, snap.read
     classes_of, shared_classes = {}, {}
     by_id = topo.by_id()
+    if among is not None and eligible is not None:
+        among = [rp_id for rp_id in among if rp_id in eligible]
     for rc_id, least in least_of.items():
         stocks = topo.inventories.get(rc_id, {})
-        if eligible is None:
+        if among is not None:
+            found = [(rp_id, stocks[rp_id]) for rp_id in among
+                     if rp_id in stocks]
+        elif eligible is None:
             found = stocks.items()
         elif len(eligible) < len(stocks):
             found = [(rp_id, stocks[rp_id]) for rp_id in eligible
@@ -339,6 +355,106 @@ def load_trees(context, snap):
     if all(classes.get(rp_id, requested) <= requested
            for rp_id in providers):
         snap.others = {}
+
+
+class Outline:
+    """What a request's classes and aggregate filter make of a copy of
+    the trees, whatever the usage: ``anchors``, the sorted ids of the
+    roots whose trees, with the sharing providers serving them, have
+    inventory of every class; ``sharing`` {sharing rp id: (its root,
+    frozenset of the roots it serves)} of the sharing providers that
+    may take part; ``flat``: no anchor has providers below it;
+    ``eligible`` as ``_eligible`` gives it."""
+
+    __slots__ = ('anchors', 'sharing', 'flat', 'eligible')
+
+    def __init__(self, anchors, sharing, flat, eligible):
+        self.anchors = anchors
+        self.sharing = sharing
+        self.flat = flat
+        self.eligible = eligible
+
+
+def outline(topo, rc_ids, member_aggs=None, any_sharing=False):
+    """The Outline of a request for the classes ``rc_ids``, with the
+    aggregate filter ``member_aggs`` (see ``load``), serving resourceless
+    groups (``any_sharing``), worked out once per copy of the trees.
+    The anchors the usage leaves room in are among its ``anchors``, in
+    the order the search visits them."""
+    key = ('outline', frozenset(rc_ids),
+           None if member_aggs is None else frozenset(member_aggs),
+           any_sharing)
+    return topo.memo(key, lambda: _outline(topo, rc_ids, member_aggs,
+                                           any_sharing))
+
+
+def _outline(topo, rc_ids, member_aggs, any_sharing):
+    eligible = _eligible(topo, member_aggs)
+    by_id = topo.by_id()
+    sharing_ids = {rp_id for rp_id, names in topo.traits.items()
+                   if SHARING_TRAIT in names}
+    classes_of, shared_classes = {}, {}
+    for rc_id in rc_ids:
+        for rp_id in topo.inventories.get(rc_id, ()):
+            if eligible is not None and rp_id not in eligible:
+                continue
+            classes_of.setdefault(by_id[rp_id].root_id, set()).add(rc_id)
+            if rp_id in sharing_ids:
+                shared_classes.setdefault(rp_id, set()).add(rc_id)
+    sharing = {}
+    for sharing_id in (sharing_ids if any_sharing else shared_classes):
+        # The roots of every provider of its aggregates, as the
+        # sharing_anchors statement reads them.
+        served = {by_id[member].root_id
+                  for uuid in topo.aggregates.get(sharing_id, ())
+                  for member in topo.members.get(uuid, ())}
+        if served:
+            sharing[sharing_id] = (by_id[sharing_id].root_id,
+                                   frozenset(served))
+    anchors = sorted(_viable(classes_of, shared_classes, sharing,
+                             set(rc_ids)))
+    trees = topo.trees
+    flat = all(len(trees[root]) == 1 for root in anchors)
+    return Outline(anchors, sharing, flat, eligible)
+
+
+def load_part(context, names, topo, least_of, found, anchors,
+              member_aggs=None, any_sharing=False):
+    """A Snapshot as ``load`` and ``load_trees`` make it, of the trees of
+    ``anchors`` (a part of ``found.anchors``, ``found`` the request's
+    ``outline``) and of the sharing providers serving them, reading the
+    usage of these providers alone. ``names`` as ``load_names`` read
+    them; ``least_of`` {rc id: smallest amount asked}; ``member_aggs``
+    and ``any_sharing`` as for ``load``."""
+    snap = Snapshot()
+    snap.names, snap.topology = names, topo
+    snap.requested = frozenset(least_of)
+    snap.member_aggs = member_aggs
+    wanted = set(anchors)
+    sharing = {}
+    for sharing_id, (own_root, served) in found.sharing.items():
+        if not served.isdisjoint(wanted):
+            sharing[sharing_id] = (own_root, served & wanted)
+    among = topo.providers(
+        wanted.union(root for root, _served in sharing.values()))
+    rp_ids = sorted(rp_id for rp_id in among
+                    if not snap.requested.isdisjoint(
+                        topo.classes.get(rp_id, ())))
+    usage = statements.usage(context.session.connection(), rp_ids,
+                             sorted(snap.requested))[1]
+    classes_of, shared_classes = _read_inventories(
+        snap, usage, least_of, found.eligible, among=rp_ids)
+    if not snap.inventory:
+        sharing = {}
+    elif not any_sharing:
+        sharing = {sharing_id: entry for sharing_id, entry in
+                   sharing.items() if sharing_id in shared_classes}
+    snap.sharing_anchors = {sharing_id: set(served) for sharing_id, (
+        _root, served) in sharing.items()}
+    snap.roots = sorted(_trees_to_load(
+        classes_of, shared_classes, sharing, set(least_of)))
+    load_trees(context, snap)
+    return snap
 
 
 def _add_summary_row(found, ratio, used_by, rp_id, rc_id, name, total,

@@ -25,12 +25,12 @@ from allocsvc.placement.candidates import statements
 from allocsvc.placement import inventories
 from allocsvc.placement import topology
 
-# The first draw is this many times the limit (at least _FIRST_AT_LEAST
-# providers); each further draw is _GROWTH times the one before, so that
+# The first draw is this many times the limit (at least FIRST_AT_LEAST
+# providers); each further draw is GROWTH times the one before, so that
 # a nearly full pool costs a few queries, not one per provider.
-_FIRST_TIMES_LIMIT = 2
-_FIRST_AT_LEAST = 16
-_GROWTH = 4
+FIRST_TIMES_LIMIT = 2
+FIRST_AT_LEAST = 16
+GROWTH = 4
 
 
 def applies(groups, wide, limit, randomize, summaries):
@@ -72,7 +72,7 @@ def _pool(topo, group, sharing, among):
 
 def _draws(pool, first):
     """The providers of ``pool`` in random order, in lists of ``first``,
-    then ``_GROWTH`` times more each time."""
+    then ``GROWTH`` times more each time."""
     size = len(pool)
     if size <= first:
         drawn = list(pool)
@@ -86,7 +86,7 @@ def _draws(pool, first):
     random.shuffle(rest)
     count = first
     while rest:
-        count *= _GROWTH
+        count *= GROWTH
         yield rest[:count]
         rest = rest[count:]
 
@@ -115,7 +115,7 @@ def sample(context, names, group, wide, limit, among=None):
     connection = context.session.connection()
     rc_ids = [rc_id for rc_id, _amount in wanted]
     found = []
-    first = max(limit * _FIRST_TIMES_LIMIT, _FIRST_AT_LEAST)
+    first = max(limit * FIRST_TIMES_LIMIT, FIRST_AT_LEAST)
     for drawn in _draws(pool, first):
         fitting = []
         for rp_id in drawn:

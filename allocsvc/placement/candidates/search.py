@@ -79,14 +79,21 @@ class Search:
     ``nested_aware``: microversion 1.29 or later; ``class_names`` {rc id:
     name}; ``spread``: a request for the first few candidates of single
     providers gets those with the most room first (see
-    ``_lone_candidates``).
+    ``_lone_candidates``); ``anchors``: the only anchors to search (a
+    set of root ids; None: all those of ``snap``).
+
+    ``first_round`` counts the candidates given so far that were the
+    first of their anchor in anchor order: while it is below the number
+    a caller took, the next anchors might have come before the rest.
     """
 
     def __init__(self, snap, groups, class_names, isolate=False,
                  same_subtrees=(), root_required=frozenset(),
                  root_forbidden=frozenset(), nested_aware=True,
-                 randomize=False, spread=False):
+                 randomize=False, spread=False, anchors=None):
         self.snap = snap
+        self.only = anchors
+        self.first_round = 0
         self.class_names = class_names
         self.uuids = {rp_id: p.uuid for rp_id, p in snap.providers.items()}
         self.groups = groups
@@ -235,7 +242,7 @@ class Search:
         forbidden = group.forbidden | self.root_forbidden
         member_of, bad = group.member_of, group.forbidden_aggs
         empty = frozenset()
-        anchors = sorted(snap.providers)
+        anchors = self._kept(sorted(snap.providers))
         if group.in_tree is not None:
             anchors = [a for a in anchors if a == group.in_tree]
         if self.randomize:
@@ -258,8 +265,15 @@ class Search:
                     if aggs & bad:
                         continue
                 rp_uuid = self.uuids[rp_id]
+                self.first_round += 1
                 yield Candidate({rp_uuid: {'resources': dict(named)}},
                                 {'': [rp_uuid]})
+
+    def _kept(self, anchors):
+        """``anchors`` without those outside ``self.only``."""
+        if self.only is None:
+            return anchors
+        return [anchor for anchor in anchors if anchor in self.only]
 
     def candidates(self):
         """Every candidate once, lazily, one anchor after the other in
@@ -269,6 +283,7 @@ class Search:
             yield from self._lone_candidates(group)
             return
         plan, anchors = self.planner.plan()
+        anchors = self._kept(anchors)
         if self.randomize:
             random.shuffle(anchors)
         self.rules.prepare(plan)
@@ -298,6 +313,7 @@ class Search:
                     continue
                 active.append(gen)
             if candidate is not None and fresh(candidate):
+                self.first_round += 1
                 yield candidate
         while active:
             gen = active.popleft()
