@@ -10,21 +10,23 @@ itself broke. Nothing is written.
 The checks, and why each one is a failure or a warning:
 
 * **Database schema** -- failure unless the schema is at this release's
-  head: the API and the conductors refuse to start on an older one
-  (``allocsvc-dbsync upgrade`` is the remedy), and a newer one belongs
-  to a newer release. A database that cannot be reached is a failure
-  too, reported as such.
+  head: this release's code needs it (allocsvc-api and
+  allocsvc-conductor refuse to start on an older one; ``allocsvc-dbsync
+  upgrade`` is the remedy), and a newer one belongs to a newer release.
+  A database that cannot be reached is a failure too, reported as such.
 * **Conductors** -- a warning when no conductor is alive. The bare-metal
   API then refuses new allocations and every node write (503), but the
   Placement API works, and during an upgrade the conductors are often
   down on purpose: a failure would stop the upgrade tooling that runs
   this command for a state the upgrade itself causes.
 * **Node resource providers** -- a warning for nodes without their
-  resource provider: Placement's clients do not see them, but each
-  comes back with its node's next write.
+  resource provider: Placement's clients do not see them, but the
+  bare-metal API works, and each comes back with its node's next
+  change.
 * **Policy file** -- a failure for a JSON policy file (oslo.upgradecheck's
-  common check: JSON policy files are no longer read as such) or one
-  that cannot be parsed or refers to undefined rules; a warning for
+  common check, as every OpenStack service runs it: oslo.policy
+  deprecated JSON policy files) or one that cannot be parsed or refers
+  to undefined rules; a warning for
   rules this release does not define (renamed or removed: they have no
   effect).
 
@@ -113,8 +115,8 @@ def check_schema(engine):
     if pending:
         return upgradecheck.Result(FAILURE, (
             'The database schema is at revision %s, %d migration(s) '
-            'behind this release\'s %s (%s): the API and the conductors '
-            'will not start until it is upgraded. Run %s.'
+            'behind this release\'s %s (%s): this release\'s API and '
+            'conductors need it upgraded. Run %s.'
             % (current, len(pending), head, ', '.join(pending), DBSYNC)))
     return upgradecheck.Result(
         SUCCESS, 'The database schema is at head (%s).' % head)
@@ -164,9 +166,9 @@ def check_node_providers(context):
         '%d node(s) have no resource provider: %s. Placement\'s clients '
         '(nova) do not see them, and the placement allocation back end '
         'never allocates them. A Placement client deleted them; each comes '
-        'back with its node\'s next write through the bare-metal API '
+        'back with its node\'s next change through the bare-metal API '
         '(e.g. openstack baremetal node set <node> --description ...), '
-        'with the node\'s traits from its next change of traits.'
+        'and gets the node\'s traits with its next change of traits.'
         % (count, _listed(names, count))))
 
 

@@ -1,7 +1,6 @@
 """The console commands, run as a user would: allocsvc-dbsync,
-allocsvc-status upgrade check (its exit code through a database's life)
-and allocsvc-all (with a config file, and with no configuration at
-all)."""
+allocsvc-status upgrade check (each of its exit codes) and allocsvc-all
+(with a config file, and with no configuration at all)."""
 
 import json
 import os
@@ -143,6 +142,15 @@ def test_status_upgrade_check(tmp_path):
             online=True, heartbeat_at=now, created_at=now))
     engine.dispose()
     assert _status_json(conf_file)[0] == 0
+
+    # A check that cannot run (its policy file is a directory): 255.
+    (tmp_path / 'policy.d').mkdir()
+    with conf_file.open('a') as conf:
+        conf.write('[oslo_policy]\npolicy_file = %s\n'
+                   % (tmp_path / 'policy.d'))
+    result = _status(conf_file)
+    assert result.returncode == 255, result.stdout + result.stderr
+    assert result.stdout.startswith('Error:')
 
     # A database that cannot be reached: a failure, not a traceback.
     conf_file.write_text('[database]\nconnection = sqlite:///%s\n'

@@ -193,7 +193,7 @@ def test_nodes_without_a_provider_are_named(database):
     assert result.details.startswith(
         '1 node(s) have no resource provider: %s (status-n2). '
         % lost.uuid)
-    assert "node's next write" in result.details
+    assert "node's next change" in result.details
 
 
 def test_the_list_of_nodes_without_a_provider_is_capped(
