@@ -1,11 +1,15 @@
 """Shared pytest fixtures: one database per backend for the whole run."""
 
+import os
 import pathlib
+import tempfile
 
 import pytest
+import sqlalchemy as sa
 
 from allocsvc.common import config
 from allocsvc.conductor import backends as allocation_backends
+from allocsvc.db import api as db_api
 from tests import backends
 
 _databases = {}
@@ -63,6 +67,29 @@ def database(request):
     db = get_database(request.param)
     db.clean()
     return db
+
+
+@pytest.fixture(params=backends.BACKENDS)
+def scratch_engine(request):
+    """An empty database of its own on each backend (not the shared one:
+    a test that uses it migrates it step by step, or not at all)."""
+    backend = request.param
+    get_database(backend)   # skips (or fails in CI) if down
+    name = 'allocsvc_scratch_%d' % os.getpid()
+    if backend == 'sqlite':
+        fd, path = tempfile.mkstemp(suffix='.sqlite')
+        os.close(fd)
+        url = 'sqlite:///%s' % path
+    else:
+        url = backends._create_database(backend, name)
+    engine = sa.create_engine(url)
+    db_api.tune_engine(engine)
+    yield engine
+    engine.dispose()
+    if backend == 'sqlite':
+        os.unlink(path)
+    else:
+        backends.drop_database(backend, name)
 
 
 @pytest.fixture(params=allocation_backends.NAMES)

@@ -40,3 +40,15 @@ def head_revision():
 
 def needs_upgrade(engine=None):
     return current_revision(engine) != head_revision()
+
+
+def pending_revisions(current):
+    """The revisions an upgrade from ``current`` (None: an empty
+    database) to head applies, oldest first; None if ``current`` is no
+    revision of this release (a newer release migrated the database)."""
+    script = alembic_script.ScriptDirectory.from_config(_config(None))
+    try:
+        revisions = list(script.iterate_revisions('heads', current))
+    except alembic_script.revision.RevisionError:
+        return None
+    return [revision.revision for revision in reversed(revisions)]

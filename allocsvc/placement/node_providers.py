@@ -35,6 +35,7 @@ import sqlalchemy as sa
 
 from allocsvc.common import exception
 from allocsvc.common import states
+from allocsvc.db import api as db_api
 from allocsvc.db import models
 from allocsvc.placement import allocations as engine_allocations
 from allocsvc.placement import topology
@@ -343,6 +344,28 @@ def delete(context, node_uuid, allocation_uuids=()):
     context.session.execute(_RP.update().where(_RP.c.id == state.id)
                             .values(root_provider_id=None))
     context.session.execute(_RP.delete().where(_RP.c.id == state.id))
+
+
+# SELECT count(*) FROM nodes
+# LEFT JOIN resource_providers rp ON rp.uuid = nodes.uuid
+# WHERE rp.id IS NULL
+# (and the same, for the first ``limit`` nodes by uuid: uuid, name)
+_WITHOUT_PROVIDER = _NODE.outerjoin(_RP, _RP.c.uuid == _NODE.c.uuid)
+
+
+@db_api.reader
+def nodes_without_provider(context, limit):
+    """``(count, [(uuid, name), ...])``: how many nodes have no resource
+    provider (a Placement client deleted it; the node's next write makes
+    it again), and the first ``limit`` of them by uuid."""
+    count = context.session.execute(
+        sa.select(sa.func.count()).select_from(_WITHOUT_PROVIDER)
+        .where(_RP.c.id.is_(None))).scalar()
+    first = context.session.execute(
+        sa.select(_NODE.c.uuid, _NODE.c.name).select_from(_WITHOUT_PROVIDER)
+        .where(_RP.c.id.is_(None)).order_by(_NODE.c.uuid)
+        .limit(limit)).all()
+    return count, [tuple(row) for row in first]
 
 
 # -- claims of the placement back end -----------------------------------------

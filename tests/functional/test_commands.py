@@ -1,5 +1,6 @@
-"""The console commands, run as a user would: allocsvc-dbsync and
-allocsvc-all (with a config file, and with no configuration at all)."""
+"""The console commands, run as a user would: allocsvc-dbsync,
+allocsvc-status upgrade check (each of its exit codes) and allocsvc-all
+(with a config file, and with no configuration at all)."""
 
 import json
 import os
@@ -11,9 +12,12 @@ import time
 import urllib.error
 import urllib.request
 
+from oslo_utils import timeutils
 import pytest
+import sqlalchemy as sa
 
 from allocsvc.db import migration
+from allocsvc.db import models
 
 
 def _free_port():
@@ -91,6 +95,69 @@ def test_dbsync_upgrade_and_version(tmp_path):
     out = subprocess.run(cmd + ['version'], check=True, cwd=tmp_path,
                          capture_output=True, text=True).stdout
     assert out.strip().splitlines()[-1] == migration.head_revision()
+
+
+def _status(conf_file, *args):
+    """Run the installed allocsvc-status upgrade check."""
+    script = os.path.join(os.path.dirname(sys.executable), 'allocsvc-status')
+    return subprocess.run(
+        [script, '--config-file', str(conf_file), 'upgrade', 'check'] +
+        list(args), capture_output=True, text=True, timeout=120,
+        cwd=conf_file.parent)
+
+
+def _status_json(conf_file):
+    result = _status(conf_file, '--json')
+    assert 'Traceback' not in result.stdout + result.stderr
+    checks = json.loads(result.stdout)['checks']
+    return result.returncode, {c['check']: c['result'] for c in checks}
+
+
+def test_status_upgrade_check(tmp_path):
+    db_file = tmp_path / 'status.sqlite'
+    conf_file = tmp_path / 'allocsvc.conf'
+    conf_file.write_text('[database]\nconnection = sqlite:///%s\n' % db_file)
+
+    # An empty database: a failure (2), shown as the table operators read.
+    result = _status(conf_file)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert 'Check: Database schema' in result.stdout
+    assert 'Details: The database is empty' in result.stdout
+    assert 'Traceback' not in result.stdout + result.stderr
+
+    # Migrated but with no conductor: a warning (1).
+    subprocess.run([sys.executable, '-m', 'allocsvc.cmd.dbsync',
+                    '--config-file', str(conf_file), 'upgrade'],
+                   check=True, cwd=tmp_path, capture_output=True)
+    assert _status_json(conf_file) == (1, {
+        'Database schema': 0, 'Conductors': 1,
+        'Node resource providers': 0, 'Policy file': 0})
+
+    # A conductor alive: success (0).
+    engine = sa.create_engine('sqlite:///%s' % db_file)
+    now = timeutils.utcnow()
+    with engine.begin() as conn:
+        conn.execute(models.conductors.insert().values(
+            hostname='status-conductor', drivers=[], conductor_group='',
+            online=True, heartbeat_at=now, created_at=now))
+    engine.dispose()
+    assert _status_json(conf_file)[0] == 0
+
+    # A check that cannot run (its policy file is a directory): 255.
+    (tmp_path / 'policy.d').mkdir()
+    with conf_file.open('a') as conf:
+        conf.write('[oslo_policy]\npolicy_file = %s\n'
+                   % (tmp_path / 'policy.d'))
+    result = _status(conf_file)
+    assert result.returncode == 255, result.stdout + result.stderr
+    assert result.stdout.startswith('Error:')
+
+    # A database that cannot be reached: a failure, not a traceback.
+    conf_file.write_text('[database]\nconnection = sqlite:///%s\n'
+                         % (tmp_path / 'missing' / 'status.sqlite'))
+    code, results = _status_json(conf_file)
+    assert code == 2
+    assert results['Database schema'] == 2
 
 
 def test_all_in_one_with_a_config_file(tmp_path):

@@ -2,20 +2,13 @@
 every backend, and carry existing data forward (nodes get their resource
 providers)."""
 
-import os
-import tempfile
-
 from alembic import autogenerate
 from alembic import migration as alembic_migration
 from oslo_utils import uuidutils
-import pytest
 import sqlalchemy as sa
 
-from allocsvc.db import api as db_api
 from allocsvc.db import migration
 from allocsvc.db import models
-from tests import backends
-from tests import conftest
 
 
 def test_schema_is_at_head(database):
@@ -38,29 +31,6 @@ def test_models_match_migrations(database):
 def test_upgrade_is_idempotent(database):
     migration.upgrade(engine=database.engine)
     assert not migration.needs_upgrade(database.engine)
-
-
-@pytest.fixture(params=backends.BACKENDS)
-def scratch_engine(request):
-    """An empty database of its own on each backend (not the shared one:
-    this test migrates it step by step)."""
-    backend = request.param
-    conftest.get_database(backend)   # skips (or fails in CI) if down
-    name = 'allocsvc_scratch_%d' % os.getpid()
-    if backend == 'sqlite':
-        fd, path = tempfile.mkstemp(suffix='.sqlite')
-        os.close(fd)
-        url = 'sqlite:///%s' % path
-    else:
-        url = backends._create_database(backend, name)
-    engine = sa.create_engine(url)
-    db_api.tune_engine(engine)
-    yield engine
-    engine.dispose()
-    if backend == 'sqlite':
-        os.unlink(path)
-    else:
-        backends.drop_database(backend, name)
 
 
 def test_existing_nodes_get_their_providers(scratch_engine):
