@@ -28,6 +28,6 @@ extensions = [
 exclude_patterns = ['_build']
 nitpicky = True
 html_theme = 'alabaster'
-html_theme_options = {'description': 'Placement and bare-metal '
-                                      'allocation service'}
-html_static_path = []
+html_theme_options = {
+    'description': 'Placement and bare-metal allocation service',
+}
