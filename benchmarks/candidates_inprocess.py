@@ -10,8 +10,9 @@ through the in-process application into a database it creates, then
 sends each query ``--reps`` times and prints, per query, the median and
 the minimum of: the whole request, the CPU time of this process during
 it, the engine (``find``), its stages (loading the names and
-inventories, loading the trees, search, summaries) and the time spent in
-the database driver.
+inventories, loading the trees, or, for a request the first few trees
+answer, loading those (``part``); search, summaries) and the time spent
+in the database driver.
 
 Run from the repository root, in allocsvc's virtualenv::
 
@@ -46,7 +47,8 @@ from bench import scenarios  # noqa: E402
 from bench import servers  # noqa: E402
 
 STAGES = {'find': (candidates, 'find'), 'load': (loader, 'load'),
-          'trees': (loader, 'load_trees'), 'search': (candidates, '_collect'),
+          'trees': (loader, 'load_trees'), 'part': (loader, 'load_part'),
+          'search': (candidates, '_collect'),
           'summaries': (summaries, 'summarize')}
 
 
@@ -131,9 +133,12 @@ def _measure(client, acc, path, reps):
 def _report(name, resp, samples):
     print('%s: %d candidates' % (
         name, len(resp.body['allocation_requests'])))
-    for key in ('request', 'cpu', 'find', 'load', 'trees', 'search',
+    for key in ('request', 'cpu', 'find', 'load', 'part', 'trees', 'search',
                 'summaries', 'sql'):
         values = sorted(samples[key])
+        if not values:
+            # A stage this request's path does not go through.
+            continue
         print('  %-10s median %8.2f ms   min %8.2f ms' % (
             key, values[len(values) // 2] * 1000, values[0] * 1000))
     counts = sorted(samples['statements'])
