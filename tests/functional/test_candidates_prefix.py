@@ -155,19 +155,34 @@ def test_a_limit_gives_the_first_candidates_of_the_whole_search(
                 query, limit)
 
 
-def test_single_provider_candidates_keep_most_room_first(database, served):
-    # A fleet of flat providers alone is left to the whole search, which
-    # orders single-provider candidates by room under a limit.
+def test_single_provider_candidates_come_most_room_first(database, served):
+    # Flat providers alone: each prefix's candidates come most room
+    # first (ties in id order), and a prefix with fewer providers with
+    # room than the limit grows.
     app = api_app.placement_app(conftest.make_conf())
+    names = {}
     for n in range(40):
-        create_provider(app, 'cn%02d' % n, inventory={
-            'VCPU': {'total': 4 + n % 3}})
-    got = _get(app, '1.39', 'resources=VCPU:1&limit=2')
-    assert served == [False]
-    rooms = [got['provider_summaries'][rp]['resources']['VCPU']['capacity']
-             for areq in got['allocation_requests']
-             for rp in areq['allocations']]
-    assert rooms == [6, 6]
+        names[create_provider(app, 'cn%02d' % n, inventory={
+            'VCPU': {'total': 4 + n % 3}})] = 'cn%02d' % n
+
+    def first(limit):
+        got = _get(app, '1.39', 'resources=VCPU:2&limit=%d' % limit)
+        return [names[rp] for areq in got['allocation_requests']
+                for rp in areq['allocations']]
+    assert first(3) == ['cn02', 'cn05', 'cn08']
+    assert served == [True]
+    for rp, name in names.items():
+        if name < 'cn16':
+            # Left with less than 2 VCPUs.
+            ok(placement_request(
+                app, 'PUT', '/allocations/%s' % uuid.uuid4(), '1.39', {
+                    'allocations': {rp: {'resources': {
+                        'VCPU': 3 + int(name[2:]) % 3}}},
+                    'project_id': 'p', 'user_id': 'u',
+                    'consumer_generation': None,
+                    'consumer_type': 'INSTANCE'}), 204)
+    assert first(3) == ['cn17', 'cn20', 'cn23']
+    assert first(1) == ['cn17']
 
 
 @pytest.mark.parametrize('limit', [1, 5])

@@ -19,11 +19,16 @@ so that its cost follows the limit and not the number of providers:
   which the prefix reads whole, and the candidates found twice (those of
   sharing providers alone) are found first at the same anchor.
 
-It declines (returns None) the requests the general search answers in
-another order or with no more work: those whose candidates are all lone
-roots (most room first, ``search.Search._lone_candidates``), those with
-an ``in_tree`` (one tree; the anchors' order says nothing of where it
-is) and those whose anchors fit in the first prefix anyway.
+When every candidate is a lone root (one group, trees of one provider,
+no sharing provider), the candidates of each prefix come most room
+first (``search.Search._headroom``), which spreads clients that claim
+the first candidate over the providers; the prefix grows while it holds
+fewer providers with room than the limit.
+
+It declines (returns None) the requests the general search answers with
+no more work or another way: those with an ``in_tree`` (one tree; the
+anchors' order says nothing of where it is) and those whose anchors fit
+in the first prefix anyway.
 """
 
 from allocsvc.placement.candidates import loader
@@ -62,8 +67,6 @@ def first(context, names, groups, class_names, wide, limit, least_of,
         return None
     lone = (len(groups) == 1 and not groups[0].suffix and
             not found.sharing and found.flat)
-    if lone:
-        return None
     while True:
         part = everything[:size]
         snap = loader.load_part(context, names, topo, least_of, found, part,
@@ -73,7 +76,7 @@ def first(context, names, groups, class_names, wide, limit, least_of,
             same_subtrees=wide.same_subtrees,
             root_required=wide.root_required,
             root_forbidden=wide.root_forbidden, nested_aware=nested_aware,
-            anchors=set(part))
+            spread=lone, anchors=set(part))
         candidates = collect(finder.candidates(), limit) \
             if snap.inventory else []
         if finder.first_round >= limit or size >= len(everything):
