@@ -119,6 +119,16 @@ def _database_exists(name):
         engine.dispose()
 
 
+def _python_first(uwsgi):
+    """Whether ``uwsgi`` is pyuwsgi's (the wheel of test-requirements, a
+    Python script): it starts Python before it reads the ini's ``env``,
+    so os.environ lacks what that sets, and the test gives it in the
+    environment too. The compiled uwsgi devstack installs (a binary)
+    runs the recorded command as it is."""
+    with open(uwsgi, 'rb') as f:
+        return f.read(2) == b'#!'
+
+
 class RecordedCluster(baremetal_cluster.Cluster):
     """The processes the plugin would start, started from the commands
     it gave run_process, with the readiness checks of ``Cluster``."""
@@ -204,10 +214,10 @@ def test_stack_runs_the_whole_service(request, tmp_path):
     conf.set('api', 'auth_strategy', 'noauth')
     with open(devstack.conf_dir / 'allocsvc.conf', 'w') as f:
         conf.write(f)
-    # pyuwsgi (the uwsgi wheel of test-requirements) starts Python before
-    # it reads the ini's "env", so os.environ lacks it: the same value is
-    # given in the environment. devstack's compiled uwsgi needs not.
-    env = {'ALLOCSVC_CONFIG_FILE': str(devstack.conf_dir / 'allocsvc.conf')}
+    env = {}
+    if _python_first(api_command[0]):
+        env['ALLOCSVC_CONFIG_FILE'] = str(
+            devstack.conf_dir / 'allocsvc.conf')
     cluster = RecordedCluster(tmp_path, started, port, hosts,
                               transport_url, env)
     request.addfinalizer(cluster.stop)
