@@ -18,8 +18,9 @@ Scenarios:
   clean removes the uwsgi configuration, the configuration directory and
   the database.
 * Beside devstack's Placement (ALLOCSVC_REPLACE_PLACEMENT=False), with
-  etcd3 enabled: placement-api stays, no placement endpoint, tooz on
-  devstack's etcd, nothing started before ``stack extra``.
+  etcd3 enabled and ENFORCE_SCOPE=True: placement-api stays, no
+  placement endpoint, tooz on devstack's etcd, the new policy defaults,
+  nothing started before ``stack extra``.
 * Without keystone: noauth, and no accounts or endpoints.
 * bashate (and shellcheck, when installed) accept the shell files.
 """
@@ -176,6 +177,7 @@ def test_stack_runs_the_whole_service(request, tmp_path):
     assert conf.get('conductor', 'coordination_backend_url') == (
         baremetal_cluster.REDIS)
     assert conf.get('conductor', 'allocation_backend') == 'database'
+    assert conf.get('oslo_policy', 'enforce_scope') == 'False'
     hosts = [devstack.conf('conductor-%d.conf' % n).get('DEFAULT', 'host')
              for n in (1, 2)]
     assert hosts == ['devstack-%s-1' % run, 'devstack-%s-2' % run]
@@ -257,7 +259,8 @@ def test_stack_runs_the_whole_service(request, tmp_path):
 
 def test_beside_devstack_placement(tmp_path):
     devstack = Devstack(tmp_path, DEVSTACK_SERVICES + ['etcd3'],
-                        ALLOCSVC_REPLACE_PLACEMENT='False')
+                        ALLOCSVC_REPLACE_PLACEMENT='False',
+                        ENFORCE_SCOPE='True')
     calls = devstack.run('stack install', 'stack post-config')
     assert _named(calls, 'disable_service') == []
     assert ('etcd3gw',) in _named(calls, 'pip_install')
@@ -265,6 +268,7 @@ def test_beside_devstack_placement(tmp_path):
     assert conf.get('conductor', 'coordination_backend_url') == (
         'etcd3+http://127.0.0.1:2379')
     assert conf.get('api', 'auth_strategy') == 'keystone'
+    assert conf.get('oslo_policy', 'enforce_new_defaults') == 'True'
     assert _named(calls, 'get_or_create_endpoint') == [
         ('baremetal', 'RegionOne', 'http://127.0.0.1:6385')]
     assert [c[1] for c in _named(calls, 'get_or_create_service')] == [
