@@ -389,33 +389,65 @@ def outline(topo, rc_ids, member_aggs=None, any_sharing=False):
 
 
 def _outline(topo, rc_ids, member_aggs, any_sharing):
+    """``outline`` in set operations over what each class and each
+    sharing provider give, kept per copy of the trees: an anchor has,
+    for every class, a provider of its own with inventory of it or a
+    sharing provider serving it that has."""
     eligible = _eligible(topo, member_aggs)
     by_id = topo.by_id()
-    sharing_ids = {rp_id for rp_id, names in topo.traits.items()
-                   if SHARING_TRAIT in names}
-    classes_of, shared_classes = {}, {}
+    # One memo entry of parts shared by requests of different classes
+    # (a fleet with hundreds of sharing providers would flood the memo).
+    parts = topo.memo(('outline parts',), dict)
+    sharing_ids = _part(parts, 'sharing', lambda: frozenset(
+        rp_id for rp_id, names in topo.traits.items()
+        if SHARING_TRAIT in names))
+    owners, shared_classes = [], {}
     for rc_id in rc_ids:
-        for rp_id in topo.inventories.get(rc_id, ()):
-            if eligible is not None and rp_id not in eligible:
-                continue
-            classes_of.setdefault(by_id[rp_id].root_id, set()).add(rc_id)
-            if rp_id in sharing_ids:
-                shared_classes.setdefault(rp_id, set()).add(rc_id)
+        stocks = topo.inventories.get(rc_id, {})
+        if eligible is None:
+            roots = _part(parts, ('roots with', rc_id), lambda: frozenset(
+                by_id[rp_id].root_id for rp_id in stocks))
+            sharers = sharing_ids.intersection(stocks)
+        else:
+            found = [rp_id for rp_id in eligible if rp_id in stocks]
+            roots = {by_id[rp_id].root_id for rp_id in found}
+            sharers = sharing_ids.intersection(found)
+        owners.append((rc_id, roots))
+        for sharing_id in sharers:
+            shared_classes.setdefault(sharing_id, set()).add(rc_id)
     sharing = {}
     for sharing_id in (sharing_ids if any_sharing else shared_classes):
-        # The roots of every provider of its aggregates, as the
-        # sharing_anchors statement reads them.
-        served = {by_id[member].root_id
-                  for uuid in topo.aggregates.get(sharing_id, ())
-                  for member in topo.members.get(uuid, ())}
+        served = _part(parts, ('served by', sharing_id),
+                       lambda: _served(topo, sharing_id))
         if served:
-            sharing[sharing_id] = (by_id[sharing_id].root_id,
-                                   frozenset(served))
-    anchors = sorted(_viable(classes_of, shared_classes, sharing,
-                             set(rc_ids)))
-    trees = topo.trees
-    flat = all(len(trees[root]) == 1 for root in anchors)
-    return Outline(anchors, sharing, flat, eligible)
+            sharing[sharing_id] = (by_id[sharing_id].root_id, served)
+    viable = None
+    for rc_id, roots in owners:
+        shared = [served for sharing_id, (_root, served) in sharing.items()
+                  if rc_id in shared_classes.get(sharing_id, ())]
+        if shared:
+            roots = roots.union(*shared)
+        viable = roots if viable is None else viable & roots
+    anchors = sorted(viable or ())
+    nested = _part(parts, 'nested', lambda: frozenset(
+        root for root, tree in topo.trees.items() if len(tree) > 1))
+    return Outline(anchors, sharing, nested.isdisjoint(anchors), eligible)
+
+
+def _part(parts, key, build):
+    found = parts.get(key)
+    if found is None:
+        found = parts[key] = build()
+    return found
+
+
+def _served(topo, sharing_id):
+    """The roots of every provider of the aggregates of ``sharing_id``,
+    as the sharing_anchors statement reads them."""
+    by_id = topo.by_id()
+    return frozenset(by_id[member].root_id
+                     for uuid in topo.aggregates.get(sharing_id, ())
+                     for member in topo.members.get(uuid, ()))
 
 
 def load_part(context, names, topo, least_of, found, anchors,
