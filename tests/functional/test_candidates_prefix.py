@@ -87,12 +87,17 @@ def _fleet(app, rng):
                             inventory={'SRIOV_NET_VF': {'total': 4}})
         if n < ROOTS // 3 and n not in _OPEN_EARLY:
             for owner in owners:
-                ok(placement_request(
-                    app, 'PUT', '/allocations/%s' % uuid.uuid4(), '1.39', {
-                        'allocations': {owner: {'resources': {'VCPU': 4}}},
-                        'project_id': 'p', 'user_id': 'u',
-                        'consumer_generation': None,
-                        'consumer_type': 'INSTANCE'}), 204)
+                _claim(app, owner, {'VCPU': 4})
+
+
+def _claim(app, rp_uuid, resources):
+    """Allocate ``resources`` {class: amount} of ``rp_uuid`` to a new
+    consumer."""
+    ok(placement_request(
+        app, 'PUT', '/allocations/%s' % uuid.uuid4(), '1.39', {
+            'allocations': {rp_uuid: {'resources': resources}},
+            'project_id': 'p', 'user_id': 'u', 'consumer_generation': None,
+            'consumer_type': 'INSTANCE'}), 204)
 
 
 def _get(app, version, query):
@@ -174,13 +179,7 @@ def test_single_provider_candidates_come_most_room_first(database, served):
     for rp, name in names.items():
         if name < 'cn16':
             # Left with less than 2 VCPUs.
-            ok(placement_request(
-                app, 'PUT', '/allocations/%s' % uuid.uuid4(), '1.39', {
-                    'allocations': {rp: {'resources': {
-                        'VCPU': 3 + int(name[2:]) % 3}}},
-                    'project_id': 'p', 'user_id': 'u',
-                    'consumer_generation': None,
-                    'consumer_type': 'INSTANCE'}), 204)
+            _claim(app, rp, {'VCPU': 3 + int(name[2:]) % 3})
     assert first(3) == ['cn17', 'cn20', 'cn23']
     assert first(1) == ['cn17']
 
@@ -198,12 +197,7 @@ def test_growing_prefix_reaches_a_lone_candidate_at_the_end(
                         inventory={'VCPU': {'total': 2}})
         roots.append(root)
     for root in roots[:-1]:
-        ok(placement_request(
-            app, 'PUT', '/allocations/%s' % uuid.uuid4(), '1.39', {
-                'allocations': {root: {'resources': {'DISK_GB': 10}}},
-                'project_id': 'p', 'user_id': 'u',
-                'consumer_generation': None,
-                'consumer_type': 'INSTANCE'}), 204)
+        _claim(app, root, {'DISK_GB': 10})
     got = _get(app, '1.39', 'resources=VCPU:1,DISK_GB:1&limit=%d' % limit)
     assert served == [True]
     assert len(got['allocation_requests']) == 1
