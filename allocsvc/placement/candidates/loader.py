@@ -164,24 +164,19 @@ def _ratio(context):
     return ratio
 
 
-def _viable(classes_of, shared_classes, sharing, needed):
-    """The roots of the trees that can offer every class of ``needed``
-    from their own tree or from sharing providers. ``classes_of`` {root:
-    set of class ids} of their own providers; ``shared_classes``
-    {sharing rp id: set of class ids}; ``sharing`` {sharing rp id: (its
-    root, set of roots it serves)}."""
+def _trees_to_load(classes_of, shared_classes, sharing, needed):
+    """The roots of the trees worth reading: those that can offer every
+    class of ``needed`` from their own tree or from sharing providers,
+    and those of the sharing providers serving them. ``classes_of``
+    {root: set of class ids} of their own providers; ``shared_classes``
+    {sharing rp id: set of class ids}; ``sharing`` {sharing rp id:
+    (its root, set of roots it serves)}."""
     offered = {root: set(classes) for root, classes in classes_of.items()}
     for sharing_id, (_root, anchors) in sharing.items():
         shared = shared_classes.get(sharing_id, ())
         for anchor in anchors:
             offered.setdefault(anchor, set()).update(shared)
-    return {root for root, classes in offered.items() if needed <= classes}
-
-
-def _trees_to_load(classes_of, shared_classes, sharing, needed):
-    """The roots of the trees worth reading: the ``_viable`` ones, and
-    those of the sharing providers serving them."""
-    viable = _viable(classes_of, shared_classes, sharing, needed)
+    viable = {root for root, classes in offered.items() if needed <= classes}
     roots = set(viable)
     for own_root, anchors in sharing.values():
         if not anchors.isdisjoint(viable):
@@ -249,7 +244,8 @@ def load(context, min_amounts, trait_names, in_trees=(), any_sharing=False,
     snap.topology = topology.current(
         context, snap.names.stamp, inventories.stored_ratio(context))
     classes_of, shared_classes = _read_inventories(
-        snap, usage, least_of, _eligible(snap.topology, member_aggs))
+        snap, usage, least_of,
+        in_member_aggs(snap.topology, member_aggs))
     sharing = {}
     if snap.inventory and (any_sharing or shared_classes):
         # The anchors of sharing providers, read only when one can
@@ -265,7 +261,7 @@ def load(context, min_amounts, trait_names, in_trees=(), any_sharing=False,
     return snap
 
 
-def _eligible(topo, member_aggs):
+def in_member_aggs(topo, member_aggs):
     """The ids of the providers worth reading under the aggregate filter
     ``member_aggs`` (see ``load``), None without one."""
     return topo.in_aggregates(member_aggs) if member_aggs else None
@@ -274,7 +270,7 @@ def _eligible(topo, member_aggs):
 def _read_inventories(snap, usage, least_of, eligible, among=None):
     """Fill ``snap.read`` and ``snap.inventory`` from the copy of the
     trees ``snap.topology``: every inventory of the requested classes
-    (of the providers ``eligible``, ``_eligible`` of the aggregate
+    (of the providers ``eligible``, ``in_member_aggs`` of the aggregate
     filter; of the providers ``among`` alone when given) into the first,
     those with room for ``least_of`` {rc id: smallest amount asked} into
     the second. ``usage`` {(rp id, rc id): used}. Returns {root id: set
@@ -357,104 +353,11 @@ def load_trees(context, snap):
         snap.others = {}
 
 
-class Outline:
-    """What a request's classes and aggregate filter make of a copy of
-    the trees, whatever the usage: ``anchors``, the sorted ids of the
-    roots whose trees, with the sharing providers serving them, have
-    inventory of every class; ``sharing`` {sharing rp id: (its root,
-    frozenset of the roots it serves)} of the sharing providers that
-    may take part; ``flat``: no anchor has providers below it;
-    ``eligible`` as ``_eligible`` gives it."""
-
-    __slots__ = ('anchors', 'sharing', 'flat', 'eligible')
-
-    def __init__(self, anchors, sharing, flat, eligible):
-        self.anchors = anchors
-        self.sharing = sharing
-        self.flat = flat
-        self.eligible = eligible
-
-
-def outline(topo, rc_ids, member_aggs=None, any_sharing=False):
-    """The Outline of a request for the classes ``rc_ids``, with the
-    aggregate filter ``member_aggs`` (see ``load``), serving resourceless
-    groups (``any_sharing``), worked out once per copy of the trees.
-    The anchors the usage leaves room in are among its ``anchors``, in
-    the order the search visits them."""
-    key = ('outline', frozenset(rc_ids),
-           None if member_aggs is None else frozenset(member_aggs),
-           any_sharing)
-    return topo.memo(key, lambda: _outline(topo, rc_ids, member_aggs,
-                                           any_sharing))
-
-
-def _outline(topo, rc_ids, member_aggs, any_sharing):
-    """``outline`` in set operations over what each class and each
-    sharing provider give, kept per copy of the trees: an anchor has,
-    for every class, a provider of its own with inventory of it or a
-    sharing provider serving it that has."""
-    eligible = _eligible(topo, member_aggs)
-    by_id = topo.by_id()
-    # One memo entry of parts shared by requests of different classes
-    # (a fleet with hundreds of sharing providers would flood the memo).
-    parts = topo.memo(('outline parts',), dict)
-    sharing_ids = _part(parts, 'sharing', lambda: frozenset(
-        rp_id for rp_id, names in topo.traits.items()
-        if SHARING_TRAIT in names))
-    owners, shared_classes = [], {}
-    for rc_id in rc_ids:
-        stocks = topo.inventories.get(rc_id, {})
-        if eligible is None:
-            roots = _part(parts, ('roots with', rc_id), lambda: frozenset(
-                by_id[rp_id].root_id for rp_id in stocks))
-            sharers = sharing_ids.intersection(stocks)
-        else:
-            found = [rp_id for rp_id in eligible if rp_id in stocks]
-            roots = {by_id[rp_id].root_id for rp_id in found}
-            sharers = sharing_ids.intersection(found)
-        owners.append((rc_id, roots))
-        for sharing_id in sharers:
-            shared_classes.setdefault(sharing_id, set()).add(rc_id)
-    sharing = {}
-    for sharing_id in (sharing_ids if any_sharing else shared_classes):
-        served = _part(parts, ('served by', sharing_id),
-                       lambda: _served(topo, sharing_id))
-        if served:
-            sharing[sharing_id] = (by_id[sharing_id].root_id, served)
-    viable = None
-    for rc_id, roots in owners:
-        shared = [served for sharing_id, (_root, served) in sharing.items()
-                  if rc_id in shared_classes.get(sharing_id, ())]
-        if shared:
-            roots = roots.union(*shared)
-        viable = roots if viable is None else viable & roots
-    anchors = sorted(viable or ())
-    nested = _part(parts, 'nested', lambda: frozenset(
-        root for root, tree in topo.trees.items() if len(tree) > 1))
-    return Outline(anchors, sharing, nested.isdisjoint(anchors), eligible)
-
-
-def _part(parts, key, build):
-    found = parts.get(key)
-    if found is None:
-        found = parts[key] = build()
-    return found
-
-
-def _served(topo, sharing_id):
-    """The roots of every provider of the aggregates of ``sharing_id``,
-    as the sharing_anchors statement reads them."""
-    by_id = topo.by_id()
-    return frozenset(by_id[member].root_id
-                     for uuid in topo.aggregates.get(sharing_id, ())
-                     for member in topo.members.get(uuid, ()))
-
-
 def load_part(context, names, topo, least_of, found, anchors,
               member_aggs=None, any_sharing=False):
     """A Snapshot as ``load`` and ``load_trees`` make it, of the trees of
     ``anchors`` (a part of ``found.anchors``, ``found`` the request's
-    ``outline``) and of the sharing providers serving them, reading the
+    ``prefix.Outline``) and of the sharing providers serving them, reading the
     usage of these providers alone. ``names`` as ``load_names`` read
     them; ``least_of`` {rc id: smallest amount asked}; ``member_aggs``
     and ``any_sharing`` as for ``load``."""

@@ -10,7 +10,7 @@ so that its cost follows the limit and not the number of providers:
 - the anchors whatever the usage -- the roots whose trees, with the
   sharing providers serving them, have inventory of every requested
   class -- come from the process' copy of the trees, worked out once per
-  copy (``loader.outline``);
+  copy (``outline``);
 - the search runs over the first ``2 x limit`` of them (at least 16),
   then four times more each time, until the first round of the search
   gives ``limit`` candidates or the prefix holds every anchor. The
@@ -38,6 +38,99 @@ from allocsvc.placement import inventories
 from allocsvc.placement import topology
 
 
+class Outline:
+    """What a request's classes and aggregate filter make of a copy of
+    the trees, whatever the usage: ``anchors``, the sorted ids of the
+    roots whose trees, with the sharing providers serving them, have
+    inventory of every class; ``sharing`` {sharing rp id: (its root,
+    frozenset of the roots it serves)} of the sharing providers that
+    may take part; ``flat``: no anchor has providers below it;
+    ``eligible`` as ``loader.in_member_aggs`` gives it."""
+
+    __slots__ = ('anchors', 'sharing', 'flat', 'eligible')
+
+    def __init__(self, anchors, sharing, flat, eligible):
+        self.anchors = anchors
+        self.sharing = sharing
+        self.flat = flat
+        self.eligible = eligible
+
+
+def outline(topo, rc_ids, member_aggs=None, any_sharing=False):
+    """The Outline of a request for the classes ``rc_ids``, with the
+    aggregate filter ``member_aggs`` (see ``load``), serving resourceless
+    groups (``any_sharing``), worked out once per copy of the trees.
+    The anchors the usage leaves room in are among its ``anchors``, in
+    the order the search visits them."""
+    key = ('outline', frozenset(rc_ids),
+           None if member_aggs is None else frozenset(member_aggs),
+           any_sharing)
+    return topo.memo(key, lambda: _outline(topo, rc_ids, member_aggs,
+                                           any_sharing))
+
+
+def _outline(topo, rc_ids, member_aggs, any_sharing):
+    """``outline`` in set operations over what each class and each
+    sharing provider give, kept per copy of the trees: an anchor has,
+    for every class, a provider of its own with inventory of it or a
+    sharing provider serving it that has."""
+    eligible = loader.in_member_aggs(topo, member_aggs)
+    by_id = topo.by_id()
+    # One memo entry of parts shared by requests of different classes
+    # (a fleet with hundreds of sharing providers would flood the memo).
+    parts = topo.memo(('outline parts',), dict)
+    sharing_ids = _part(parts, 'sharing', lambda: frozenset(
+        rp_id for rp_id, names in topo.traits.items()
+        if loader.SHARING_TRAIT in names))
+    owners, shared_classes = [], {}
+    for rc_id in rc_ids:
+        stocks = topo.inventories.get(rc_id, {})
+        if eligible is None:
+            roots = _part(parts, ('roots with', rc_id), lambda: frozenset(
+                by_id[rp_id].root_id for rp_id in stocks))
+            sharers = sharing_ids.intersection(stocks)
+        else:
+            found = [rp_id for rp_id in eligible if rp_id in stocks]
+            roots = {by_id[rp_id].root_id for rp_id in found}
+            sharers = sharing_ids.intersection(found)
+        owners.append((rc_id, roots))
+        for sharing_id in sharers:
+            shared_classes.setdefault(sharing_id, set()).add(rc_id)
+    sharing = {}
+    for sharing_id in (sharing_ids if any_sharing else shared_classes):
+        served = _part(parts, ('served by', sharing_id),
+                       lambda: _served(topo, sharing_id))
+        if served:
+            sharing[sharing_id] = (by_id[sharing_id].root_id, served)
+    viable = None
+    for rc_id, roots in owners:
+        shared = [served for sharing_id, (_root, served) in sharing.items()
+                  if rc_id in shared_classes.get(sharing_id, ())]
+        if shared:
+            roots = roots.union(*shared)
+        viable = roots if viable is None else viable & roots
+    anchors = sorted(viable or ())
+    nested = _part(parts, 'nested', lambda: frozenset(
+        root for root, tree in topo.trees.items() if len(tree) > 1))
+    return Outline(anchors, sharing, nested.isdisjoint(anchors), eligible)
+
+
+def _part(parts, key, build):
+    found = parts.get(key)
+    if found is None:
+        found = parts[key] = build()
+    return found
+
+
+def _served(topo, sharing_id):
+    """The roots of every provider of the aggregates of ``sharing_id``,
+    as the sharing_anchors statement reads them."""
+    by_id = topo.by_id()
+    return frozenset(by_id[member].root_id
+                     for uuid in topo.aggregates.get(sharing_id, ())
+                     for member in topo.members.get(uuid, ()))
+
+
 def applies(groups, limit, randomize, among):
     """Whether ``first`` may serve a request: a limit, in order, for the
     API (not a caller's own subset of providers), without in_tree."""
@@ -60,7 +153,7 @@ def first(context, names, groups, class_names, wide, limit, least_of,
     topo = topology.current(context, names.stamp,
                             inventories.stored_ratio(context))
     any_sharing = any(not group.resources for group in groups)
-    found = loader.outline(topo, least_of, member_aggs, any_sharing)
+    found = outline(topo, least_of, member_aggs, any_sharing)
     everything = found.anchors
     size = _first_size(limit)
     if len(everything) <= size:
