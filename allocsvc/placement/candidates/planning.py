@@ -25,6 +25,34 @@ def has_traits(traits, required, forbidden):
             not traits & forbidden)
 
 
+def alone_admits(snap, wanted, required, forbidden, member_of, bad):
+    """A function telling whether a provider of ``snap`` alone has room
+    for ``wanted`` [(rc id, amount)] and has the traits (``required``
+    any-of sets, ``forbidden``) and aggregates (``member_of`` any-of
+    sets, ``bad`` forbidden) a group asks of it."""
+    inventory, traits, aggregates = (snap.inventory, snap.traits,
+                                     snap.aggregates)
+    wanted = list(wanted)
+    empty = frozenset()
+
+    def admits(rp_id):
+        for rc_id, amount in wanted:
+            inv = inventory.get((rp_id, rc_id))
+            if inv is None or not inv.fits(amount):
+                return False
+        if (required or forbidden) and not has_traits(
+                traits.get(rp_id, empty), required, forbidden):
+            return False
+        if member_of or bad:
+            aggs = aggregates.get(rp_id, empty)
+            if not all(aggs & any_of for any_of in member_of):
+                return False
+            if aggs & bad:
+                return False
+        return True
+    return admits
+
+
 class SlotSpec:
     """One slot of the request: its group's ``suffix``, ``amounts`` {rc
     id: amount}, ``named`` [(class name, amount)] as a candidate shows
@@ -182,40 +210,25 @@ class Planner:
         if found is not None:
             return found
         snap = self.snap
-        inventory, traits, aggregates = (snap.inventory, snap.traits,
-                                         snap.aggregates)
         if group.resources:
             pool = self._by_class.get(min(group.resources), ())
         else:
             pool = sorted(snap.providers)
-        wanted = list(group.resources.items())
-        required, forbidden = group.required, group.forbidden
-        member_of, bad = group.member_of, group.forbidden_aggs
+        admits = alone_admits(snap, group.resources.items(), group.required,
+                              group.forbidden, group.member_of,
+                              group.forbidden_aggs)
         in_tree = group.in_tree
-        empty = frozenset()
         allowed = self._anchor_allowed
         found = self._granular[key] = collections.defaultdict(list)
         for rp_id in pool:
-            for rc_id, amount in wanted:
-                inv = inventory.get((rp_id, rc_id))
-                if inv is None or not inv.fits(amount):
-                    break
-            else:
-                if (required or forbidden) and not has_traits(
-                        traits.get(rp_id, empty), required, forbidden):
-                    continue
-                if member_of or bad:
-                    aggs = aggregates.get(rp_id, empty)
-                    if not all(aggs & any_of for any_of in member_of):
-                        continue
-                    if aggs & bad:
-                        continue
-                if in_tree is not None and \
-                        snap.providers[rp_id].root_id != in_tree:
-                    continue
-                for anchor in snap.anchors(rp_id):
-                    if allowed(anchor):
-                        found[anchor].append(rp_id)
+            if not admits(rp_id):
+                continue
+            if in_tree is not None and \
+                    snap.providers[rp_id].root_id != in_tree:
+                continue
+            for anchor in snap.anchors(rp_id):
+                if allowed(anchor):
+                    found[anchor].append(rp_id)
         return found
 
     def _class_choices(self, group, rc_id, amount):

@@ -232,17 +232,14 @@ class Search:
         each: what the general search finds for such a request, in the
         same order, checked provider by provider without planning slots
         (most requests to a deployment of flat compute nodes)."""
-        snap = self.snap
-        inventory, traits, aggregates = (snap.inventory, snap.traits,
-                                         snap.aggregates)
         wanted = sorted(group.resources.items())
         named = [(self.class_names[rc_id], amount)
                  for rc_id, amount in wanted]
-        required = list(group.required) + self.root_required
-        forbidden = group.forbidden | self.root_forbidden
-        member_of, bad = group.member_of, group.forbidden_aggs
-        empty = frozenset()
-        anchors = self._kept(sorted(snap.providers))
+        admits = planning.alone_admits(
+            self.snap, wanted, list(group.required) + self.root_required,
+            group.forbidden | self.root_forbidden, group.member_of,
+            group.forbidden_aggs)
+        anchors = self._kept(sorted(self.snap.providers))
         if group.in_tree is not None:
             anchors = [a for a in anchors if a == group.in_tree]
         if self.randomize:
@@ -250,20 +247,7 @@ class Search:
         elif self.spread:
             anchors.sort(key=self._headroom(wanted), reverse=True)
         for rp_id in anchors:
-            for rc_id, amount in wanted:
-                inv = inventory.get((rp_id, rc_id))
-                if inv is None or not inv.fits(amount):
-                    break
-            else:
-                if not has_traits(traits.get(rp_id, empty), required,
-                                  forbidden):
-                    continue
-                if member_of or bad:
-                    aggs = aggregates.get(rp_id, empty)
-                    if not all(aggs & any_of for any_of in member_of):
-                        continue
-                    if aggs & bad:
-                        continue
+            if admits(rp_id):
                 rp_uuid = self.uuids[rp_id]
                 self.first_round += 1
                 yield Candidate({rp_uuid: {'resources': dict(named)}},
