@@ -362,13 +362,17 @@ def _split(context, rp, wanted):
     return removed, kept
 
 
-def _write_all(context, rp, wanted, removed, kept):
-    now = timeutils.utcnow()
+def _delete_classes(context, rp, removed):
     if removed:
         topology.changed(context, provider_ids=[rp.id])
         context.session.execute(_INV.delete().where(
             _INV.c.resource_provider_id == rp.id,
             _INV.c.resource_class_id.in_(sorted(removed))))
+
+
+def _write_all(context, rp, wanted, removed, kept):
+    now = timeutils.utcnow()
+    _delete_classes(context, rp, removed)
     for rc_id, inv in sorted(wanted.items()):
         if rc_id in kept:
             _update(context, rp, rc_id, inv, now)
@@ -382,17 +386,27 @@ def _write_all(context, rp, wanted, removed, kept):
                     % (inv.resource_class, rp.uuid))
 
 
-def write_unchecked(context, rp, wanted):
-    """Inside the caller's transaction, make ``wanted`` ({class id:
-    Inventory}) the whole inventory of ``rp`` (anything with ``id`` and
-    ``uuid``), without the in-use checks and without touching the
-    generation: for the reshaper, which checks allocations against the
-    new inventories afterwards and bumps generations itself.
+def write_union(context, rp, wanted):
+    """Inside the caller's transaction, write the classes of ``wanted``
+    ({class id: Inventory}) on ``rp`` (anything with ``id`` and
+    ``uuid``) and leave in place, as they are, those it drops: the union
+    of the old and the new inventory, against which the reshaper checks
+    the allocations it moves. No in-use check, no generation change.
+    Returns the dropped classes ({class id: name}), for
+    ``delete_unchecked`` once the allocations have moved off them.
     """
     removed, kept = _split(context, rp, wanted)
     if removed:
         node_guard.refuse(context, rp.uuid, 'reshape resource provider')
-    _write_all(context, rp, wanted, removed, kept)
+    _write_all(context, rp, wanted, {}, kept)
+    return removed
+
+
+def delete_unchecked(context, rp, removed):
+    """Inside the caller's transaction, delete the inventory of the
+    classes ``removed`` ({class id: name}) of ``rp``, allocated or not:
+    the reshaper checks what is left on them afterwards."""
+    _delete_classes(context, rp, removed)
 
 
 @db_api.retry_on_deadlock
@@ -414,8 +428,13 @@ def replace_all(context, rp_uuid, generation, inventories,
         raise _unknown_class(rp_uuid, exc)
     wanted = {ids[inv.resource_class]: inv for inv in inventories}
     removed, kept = _split(context, rp, wanted)
-    _refuse_removal(context, rp, removed)
-    _check_shrinking(context, rp, kept, refuse_overcommit)
+    try:
+        _refuse_removal(context, rp, removed)
+        _check_shrinking(context, rp, kept, refuse_overcommit)
+    except exception.InventoryInUse as exc:
+        # Placement's wording for a PUT of the whole inventory; nova
+        # matches on it.
+        raise exception.InventoryInUse('update conflict: ' + exc.message)
     _write_all(context, rp, wanted, removed, kept)
     return providers.increment_generation(context, rp.id, generation)
 
@@ -436,8 +455,11 @@ def delete(context, rp_uuid, resource_class):
     try:
         _refuse_removal(context, rp, {rc_id: resource_class})
     except exception.InventoryInUse as exc:
-        # Placement's wording for this one request.
-        raise exception.InventoryInUse(
+        # Placement's wording and code for this one request: it answers
+        # an inventory in use and a lost race alike, with
+        # placement.concurrent_update (clients such as Blazar's retry on
+        # it).
+        raise exception.ConcurrentUpdate(
             'Unable to delete inventory of class %s: %s'
             % (resource_class, exc.message))
     result = context.session.execute(_INV.delete().where(

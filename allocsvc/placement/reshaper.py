@@ -13,10 +13,13 @@ of ``allocations`` with inventory changes in front:
    provider involved (inventory providers and those allocated from), in
    id order, by compare-and-swap; if one moved meanwhile it starts again
    from 1 (bounded), exactly as allocation writes do.
-4. The new inventories are written, then the allocations are replaced
-   and checked against those new inventories, and last every inventory
-   provider is checked: no allocation may be left on a class it no longer
-   has (409 placement.inventory.inuse). One left above its new capacity
+4. The new inventories are written, but the classes they drop stay
+   until the allocations are replaced and checked against that union of
+   old and new (Placement's order); then the dropped classes go, and
+   last every inventory provider is checked: no allocation may be left
+   on a class it no longer has (409 placement.inventory.inuse, which
+   nova's report client looks for when it reshapes without moving the
+   allocations). One left above its new capacity
    (an allocation of a consumer the request does not name) is accepted
    with a warning, as for any inventory write, or refused with
    ``refuse_overcommit`` (``inventories.over_capacity``).
@@ -193,11 +196,14 @@ def _check_in_use(context, providers, refuse_overcommit):
 @db_api.writer
 def _write(context, plan, ids, refuse_overcommit):
     allocations.lock_providers(context, plan.lock_targets(), plan.steps())
+    dropped = []
     for uuid, wanted in sorted(plan.wanted.items()):
-        rp_id = plan.providers[uuid][0]
-        inventories_mod.write_unchecked(context, _Provider(rp_id, uuid),
-                                        wanted)
+        rp = _Provider(plan.providers[uuid][0], uuid)
+        dropped.append((rp, inventories_mod.write_union(context, rp,
+                                                        wanted)))
     allocations.write(context, plan.allocations, ids)
+    for rp, removed in dropped:
+        inventories_mod.delete_unchecked(context, rp, removed)
     _check_in_use(context, plan.providers, refuse_overcommit)
 
 

@@ -69,13 +69,14 @@ def list_all(context):
 def create(context, name):
     """Create the custom class ``name`` (its own transaction).
 
-    DuplicateName if it exists, even when it was created by a concurrent
-    request a moment ago.
+    Conflict if it exists, even when it was created by a concurrent
+    request a moment ago (with Placement's placement.undefined_code: it
+    gives this conflict no code of its own).
     """
     try:
         return _CLASSES.insert(context, name)
     except db_exc.DBDuplicateEntry:
-        raise exception.DuplicateName(
+        raise exception.Conflict(
             'Conflicting resource class already exists: %s' % name)
 
 
@@ -92,7 +93,7 @@ def _update_name(context, rc, new_name):
             _RC.update().where(_RC.c.id == rc.id, _RC.c.name == rc.name)
             .values(name=new_name, updated_at=timeutils.utcnow()))
     except db_exc.DBDuplicateEntry:
-        raise exception.DuplicateName(
+        raise exception.Conflict(
             'Resource class already exists: %s' % new_name)
     if result.rowcount != 1:
         raise _CLASSES.not_found(rc.name)

@@ -89,10 +89,14 @@ def list_traits(context, names=None, prefix=None, associated=None):
 
 
 def _provider_traits(context, provider_id):
+    # In trait id order, as Placement lists them (it reads the
+    # provider's rows of resource_provider_traits, whose key is
+    # (provider, trait)): custom traits in the order they were created.
     query = (_TRAITS.select()
              .join(_RPT, _RPT.c.trait_id == _TRAIT.c.id)
-             .where(_RPT.c.resource_provider_id == provider_id))
-    return _sorted(_TRAITS.read(context, query))
+             .where(_RPT.c.resource_provider_id == provider_id)
+             .order_by(_TRAIT.c.id))
+    return _TRAITS.read(context, query)
 
 
 @db_api.reader

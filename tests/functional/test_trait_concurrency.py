@@ -68,7 +68,7 @@ def test_post_resource_class_race(app, database):
     assert _statuses(results) == [201] + [409] * (THREADS - 1)
     for status, body in results:
         if status == 409:
-            assert body['errors'][0]['code'] == 'placement.duplicate_name'
+            assert body['errors'][0]['code'] == 'placement.undefined_code'
 
 
 def test_provider_traits_generation_race(app, database):

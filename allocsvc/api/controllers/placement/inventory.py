@@ -44,7 +44,12 @@ def _send_all(req, generation, invs, last_modified=None):
         'resource_provider_generation': generation,
         'inventories': {inv.resource_class: inv.values() for inv in invs},
     }
-    return util.json_response(req, body, last_modified=last_modified)
+    resp = util.json_response(req, body, last_modified=last_modified)
+    if not invs:
+        # Placement dates an inventory list by its inventories: with none
+        # it sends no Last-Modified (Cache-Control stays).
+        resp.last_modified = None
+    return resp
 
 
 def _inventory_url(req, uuid, resource_class):

@@ -24,8 +24,15 @@ _FORMAT_CHECKER = jsonschema.FormatChecker()
 
 @_FORMAT_CHECKER.checks('uuid')
 def _is_uuid(value):
-    # Placement accepts any uuid-like string, with or without dashes.
+    # In a body Placement accepts any uuid-like string, with or without
+    # dashes or braces.
     return not isinstance(value, str) or uuidutils.is_uuid_like(value)
+
+
+# In a query string Placement checks formats with jsonschema's own
+# checkers, whose uuid is stricter: the dashed form only (any case), so
+# ``in_tree={...}`` or a uuid without dashes is a 400 there.
+_QUERY_FORMAT_CHECKER = jsonschema.FormatChecker()
 
 
 def context(req):
@@ -104,19 +111,21 @@ def check_accept(*types):
 _VALIDATORS = {}
 
 
-def _validator(schema):
-    entry = _VALIDATORS.get(id(schema))
+def _validator(schema, checker):
+    key = (id(schema), id(checker))
+    entry = _VALIDATORS.get(key)
     if entry is None or entry[0] is not schema:
         cls = jsonschema.validators.validator_for(schema)
         cls.check_schema(schema)
         if len(_VALIDATORS) > 1000:
             _VALIDATORS.clear()
-        entry = _VALIDATORS[id(schema)] = (
-            schema, cls(schema, format_checker=_FORMAT_CHECKER))
+        entry = _VALIDATORS[key] = (
+            schema, cls(schema, format_checker=checker))
     return entry[1]
 
 
-def validate(data, schema, prefix='JSON does not validate'):
+def validate(data, schema, prefix='JSON does not validate',
+             checker=_FORMAT_CHECKER):
     """BadRequest, in Placement's words, if ``data`` breaks ``schema``.
 
     The detail is ``<prefix>: `` and jsonschema's full report of the one
@@ -127,7 +136,7 @@ def validate(data, schema, prefix='JSON does not validate'):
     match on the keyword line, not only on the first one.
     """
     error = jsonschema.exceptions.best_match(
-        _validator(schema).iter_errors(data))
+        _validator(schema, checker).iter_errors(data))
     if error is not None:
         raise exception.BadRequest('%s: %s' % (prefix, error))
 
@@ -175,7 +184,8 @@ def validate_query(req, schema, multi=()):
             params[key] = req.GET.getall(key)
         else:
             params[key] = req.GET[key]
-    validate(params, schema, 'Invalid query string parameters')
+    validate(params, schema, 'Invalid query string parameters',
+             _QUERY_FORMAT_CHECKER)
     return params
 
 
@@ -241,11 +251,12 @@ def resource_provider_url(req, uuid):
 def provider_links(req, uuid):
     want = want_version(req)
     url = resource_provider_url(req, uuid)
-    links = [{'rel': 'self', 'href': url}]
+    # In Placement's order.
+    links = [{'rel': 'self', 'href': url},
+             {'rel': 'inventories', 'href': url + '/inventories'},
+             {'rel': 'usages', 'href': url + '/usages'}]
     if want >= (1, 1):
         links.append({'rel': 'aggregates', 'href': url + '/aggregates'})
-    links.append({'rel': 'inventories', 'href': url + '/inventories'})
-    links.append({'rel': 'usages', 'href': url + '/usages'})
     if want >= (1, 6):
         links.append({'rel': 'traits', 'href': url + '/traits'})
     if want >= (1, 11):
