@@ -16,8 +16,8 @@ Usage (``tools/baremetal-conformance.sh`` sets up the venv first)::
     python tools/baremetal_conformance.py --only test_port.py -- -x -v
     python tools/baremetal_conformance.py --all           # out-of-scope too
 
-The files of resources allocsvc does not provide (chassis, deploy
-templates, runbooks, inspection rules, volumes) are left out unless
+The files of resources allocsvc does not provide (deploy templates,
+runbooks, inspection rules, volumes) are left out unless
 ``--all`` is given: their tests end in the 404 this service answers.
 """
 
@@ -35,8 +35,9 @@ import time
 import urllib.request
 
 # The test files of resources allocsvc serves.
-SERVED = ('test_allocation.py', 'test_conductor.py', 'test_driver.py',
-          'test_node.py', 'test_port.py', 'test_port_group.py')
+SERVED = ('test_allocation.py', 'test_chassis.py', 'test_conductor.py',
+          'test_driver.py', 'test_node.py', 'test_port.py',
+          'test_port_group.py')
 
 CACHE = pathlib.Path(os.environ.get(
     'ALLOCSVC_CONFORMANCE_CACHE',

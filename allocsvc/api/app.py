@@ -19,6 +19,7 @@ from allocsvc.api.controllers.placement import handler
 from allocsvc.api.controllers.placement import microversion
 from allocsvc.api.controllers import root
 from allocsvc.api.controllers.v1 import allocation as v1_allocation
+from allocsvc.api.controllers.v1 import chassis as v1_chassis
 from allocsvc.api.controllers.v1 import conductor as v1_conductor
 from allocsvc.api.controllers.v1 import controller as v1_controller
 from allocsvc.api.controllers.v1 import driver as v1_driver
@@ -94,8 +95,9 @@ _CONTROLLER_CLASSES = (
     root.RootController, v1_controller.V1Controller,
     v1_allocation.AllocationsController, v1_allocation.AllocationController,
     v1_allocation.NodeAllocationController,
+    v1_chassis.ChassisController, v1_chassis.OneChassisController,
     v1_conductor.ConductorsController, v1_conductor.ConductorController,
-    v1_node.NodesController, v1_node.NodeController,
+    v1_node.NodesController, v1_node.NodeController, v1_node.MalformedURI,
     v1_node_states.NodeStatesController,
     v1_node_states.NodePowerStateController,
     v1_node_states.NodeProvisionStateController,

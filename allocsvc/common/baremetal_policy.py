@@ -4,10 +4,12 @@ allocsvc serves.
 
 Who may do what by default:
 
-* system scope: readers read everything, members manage nodes and
-  allocations, admins also create and delete nodes and may change an
-  owner once a node is deployed; the ``service`` role with system scope
-  reads everything and manages what members do;
+* system scope: readers read everything, members manage nodes,
+  allocations and chassis, admins also create and delete nodes and
+  chassis, move a node to another chassis and may change an owner once
+  a node is deployed; the ``service`` role with system scope reads
+  everything and manages what members do; chassis are the system's
+  alone (no project scoped caller reads them);
 * project scope, on a node: the owner's readers read it, the owner's
   members operate it (power, provisioning, maintenance, most fields) and
   its admins/managers change its traits and driver; the lessee's readers
@@ -223,8 +225,7 @@ _node_rules = [
     _field_rule('baremetal:node:update:network_data',
                 SYSTEM_MEMBER_OR_OWNER_MEMBER, 'network_data'),
     _field_rule('baremetal:node:update:chassis_uuid', SYSTEM_ADMIN,
-                'chassis_uuid', legacy=LEGACY_ADMIN,
-                scope_types=['system']),
+                'chassis_uuid', legacy=LEGACY_ADMIN),
     _rule('baremetal:shards:get', SYSTEM_READER,
           'List the shards of nodes and how many nodes each has.',
           [('GET', '/shards')], LEGACY_READER),
@@ -459,7 +460,26 @@ def _port_rules(kind, collection):
     ]
 
 
+_C = '/chassis'
+_C1 = '/chassis/{chassis_id}'
+
+# Chassis belong to no project: only the system reads and changes them.
+_chassis_rules = [
+    _rule('baremetal:chassis:get', SYSTEM_READER, 'Show or list chassis.',
+          [('GET', _C), ('GET', _C + '/detail'), ('GET', _C1)],
+          LEGACY_READER, scope_types=['system']),
+    _rule('baremetal:chassis:create', SYSTEM_ADMIN, 'Create a chassis.',
+          [('POST', _C)], LEGACY_ADMIN, scope_types=['system']),
+    _rule('baremetal:chassis:delete', SYSTEM_ADMIN, 'Delete a chassis.',
+          [('DELETE', _C1)], LEGACY_ADMIN, scope_types=['system']),
+    _rule('baremetal:chassis:update', SYSTEM_MEMBER, 'Change a chassis '
+          '(PATCH).', [('PATCH', _C1)], LEGACY_ADMIN,
+          scope_types=['system']),
+]
+
+
 def list_rules():
     return (_base_rules + _node_rules + _node_extension_rules +
             _port_rules('port', 'ports') +
-            _port_rules('portgroup', 'portgroups') + _other_rules)
+            _port_rules('portgroup', 'portgroups') + _chassis_rules +
+            _other_rules)

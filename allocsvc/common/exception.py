@@ -352,6 +352,34 @@ class VifNotAttached(InvalidParameterValue):
                          'is not attached to it.' % (vif, node))
 
 
+# -- chassis (Ironic's messages) ---------------------------------------
+
+
+class ChassisNotFound(NotFound):
+    def __init__(self, chassis):
+        super().__init__('Chassis %s could not be found.' % chassis)
+
+
+class ChassisAlreadyExists(Conflict):
+    def __init__(self, uuid):
+        super().__init__('A chassis with UUID %s already exists.' % uuid)
+
+
+class ChassisNotEmpty(BadRequest):
+    def __init__(self, chassis):
+        super().__init__('Cannot complete the requested action because '
+                         'chassis %s contains nodes.' % chassis)
+
+
+class ChassisChanged(Conflict):
+    """A conditional write found the chassis changed by another
+    writer."""
+
+    def __init__(self, chassis, column):
+        super().__init__('Chassis %s was changed by another request (its '
+                         '%s differs); please retry.' % (chassis, column))
+
+
 # -- drivers and their interfaces (Ironic's messages) ------------------
 
 

@@ -56,7 +56,9 @@ LOG = logging.getLogger(__name__)
 #              update_portgroup, destroy_portgroup,
 #              validate_driver_interfaces, vif_attach, vif_detach
 #              (calls); update_node's reset_interfaces
-RPC_API_VERSION = '1.2'
+# Version 1.3: create_node's values and update_node's changes may name the
+#              node's chassis (chassis_uuid)
+RPC_API_VERSION = '1.3'
 
 # What PATCH /v1/allocations/{ident} may change.
 ALLOCATION_CHANGES = frozenset(('name', 'extra'))

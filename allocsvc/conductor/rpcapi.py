@@ -77,7 +77,9 @@ class ConductorAPI:
     #      update_portgroup, destroy_portgroup,
     #      validate_driver_interfaces, vif_attach, vif_detach (calls);
     #      update_node's reset_interfaces
-    RPC_API_VERSION = '1.2'
+    # 1.3: create_node's values and update_node's changes may name the
+    #      node's chassis (chassis_uuid)
+    RPC_API_VERSION = '1.3'
 
     def __init__(self, conf, transport=None):
         objects.register_all()
@@ -267,7 +269,11 @@ class ConductorAPI:
         in its initial state -- ``available`` for a client older than
         API 1.11 (``legacy``) -- and return the ``objects.Node``.
         NoValidHost (400) for a driver nodes may not use; the unique
-        clashes (409)."""
+        clashes (409). A chassis (``chassis_uuid``, 1.3) that does not
+        exist is a 400."""
+        if 'chassis_uuid' in values:
+            return self._call_version(context, '1.3', 'create_node',
+                                      values=values, legacy=legacy)
         return self._call_1_1(context, 'create_node', values=values,
                               legacy=legacy)
 
@@ -280,14 +286,22 @@ class ConductorAPI:
         were computed from (NodeChanged, 409, if another writer changed
         one). The rules of ``provisioning.update_node`` (InvalidState,
         NodeAssociated, NoValidHost, NodeLocked...). ``reset_interfaces``
-        (1.2): a driver change resets the interfaces not changed."""
+        (1.2): a driver change resets the interfaces not changed.
+        ``chassis_uuid`` among the changes (1.3) names the node's new
+        chassis (None: none); 400 if it does not exist."""
+        version = '1.1'
+        if 'chassis_uuid' in changes:
+            version = '1.3'
+        elif reset_interfaces:
+            version = '1.2'
         if reset_interfaces:
             return self._call_for_node(context, node, 'update_node',
-                                       version='1.2', changes=changes,
+                                       version=version, changes=changes,
                                        expected=expected,
                                        reset_interfaces=True)
         return self._call_for_node(context, node, 'update_node',
-                                   changes=changes, expected=expected)
+                                   version=version, changes=changes,
+                                   expected=expected)
 
     @rpc.rebuild_errors
     def validate_driver_interfaces(self, context, node):

@@ -23,6 +23,7 @@ Bare-metal tables (the Ironic-compatible half; see the section at the end)
     node_traits              one row per (node, trait)
     baremetal_allocations    Ironic allocations (``allocations`` is taken)
     ports / portgroups       a node's network interfaces and their groups
+    chassis                  groups of nodes (a node may name one)
 """
 
 import json
@@ -331,6 +332,11 @@ nodes = sa.Table(
     sa.Column('disable_power_off', sa.Boolean, nullable=False,
               server_default=sa.false()),
     sa.Column('health', sa.String(255), nullable=True),
+    # Migration 0009_chassis: the chassis the node is in, if any. The key
+    # keeps a node from naming a chassis that a concurrent delete removed.
+    sa.Column('chassis_id', sa.Integer,
+              sa.ForeignKey('chassis.id', name='nodes_chassis_id_fkey'),
+              nullable=True),
     sa.UniqueConstraint('uuid', name='uniq_nodes0uuid'),
     sa.UniqueConstraint('name', name='uniq_nodes0name'),
     sa.UniqueConstraint('instance_uuid', name='uniq_nodes0instance_uuid'),
@@ -341,6 +347,7 @@ nodes = sa.Table(
     sa.Index('nodes_conductor_affinity_idx', 'conductor_affinity'),
     sa.Index('nodes_shard_idx', 'shard'),
     sa.Index('nodes_parent_node_idx', 'parent_node'),
+    sa.Index('nodes_chassis_id_idx', 'chassis_id'),
 )
 
 node_traits = sa.Table(
@@ -437,4 +444,23 @@ ports = sa.Table(
     sa.UniqueConstraint('address', name='uniq_ports0address'),
     sa.Index('ports_node_id_idx', 'node_id'),
     sa.Index('ports_portgroup_id_idx', 'portgroup_id'),
+)
+
+# ---------------------------------------------------------------------------
+# Chassis (migration 0009_chassis)
+#
+# Ironic's chassis: a UUID, a description and ``extra``, and the nodes
+# whose ``chassis_id`` is theirs. A chassis with nodes cannot be deleted
+# (the nodes' foreign key refuses it even to a writer that raced the
+# check).
+# ---------------------------------------------------------------------------
+
+chassis = sa.Table(
+    'chassis', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('uuid', sa.String(36), nullable=False),
+    sa.Column('description', sa.String(255), nullable=True),
+    sa.Column('extra', JsonText, nullable=True),
+    *_timestamps(),
+    sa.UniqueConstraint('uuid', name='uniq_chassis0uuid'),
 )

@@ -1,5 +1,6 @@
 """oslo.versionedobjects for what crosses RPC: Node, Allocation,
-Conductor, Port, Portgroup.
+Conductor, Port, Portgroup; and Chassis, which the API writes itself
+(it is not node state).
 
 Thin wrappers over ``allocsvc.db.baremetal``: they carry fields and
 versions across oslo.messaging and hold no business logic (that lives in
@@ -10,6 +11,7 @@ exposes each class here, as ``objects.Node`` and so on.
 
 def register_all():
     __import__('allocsvc.objects.allocation')
+    __import__('allocsvc.objects.chassis')
     __import__('allocsvc.objects.conductor')
     __import__('allocsvc.objects.node')
     __import__('allocsvc.objects.port')

@@ -41,6 +41,12 @@ _NEW_IN_1_3.update({
     'health': fields.StringField(nullable=True),
 })
 
+# The fields of Node 1.4: its chassis.
+_NEW_IN_1_4 = {
+    'chassis_id': fields.IntegerField(nullable=True),
+    'chassis_uuid': fields.UUIDField(nullable=True),
+}
+
 
 @base.AllocsvcObjectRegistry.register
 class Node(base.AllocsvcObject):
@@ -51,9 +57,10 @@ class Node(base.AllocsvcObject):
     #              console, steps, RAID, network data, inspection, fault,
     #              protection, retirement, instance name, boot mode,
     #              shard, parent node, disable_power_off, health
-    VERSION = '1.3'
+    # Version 1.4: chassis_id and chassis_uuid (NEW_IN_1_4)
+    VERSION = '1.4'
 
-    _derived = ('allocation_uuid', 'conductor', 'traits')
+    _derived = ('allocation_uuid', 'conductor', 'traits', 'chassis_uuid')
 
     # The fields a list may be ordered by.
     SORTABLE = db_nodes.SORTABLE
@@ -92,10 +99,15 @@ class Node(base.AllocsvcObject):
     })
     fields.update(_NEW_IN_1_3)
     NEW_IN_1_3 = tuple(sorted(_NEW_IN_1_3))
+    fields.update(_NEW_IN_1_4)
+    NEW_IN_1_4 = tuple(sorted(_NEW_IN_1_4))
 
     def obj_make_compatible(self, primitive, target_version):
         super().obj_make_compatible(primitive, target_version)
         target = versionutils.convert_version_to_tuple(target_version)
+        if target < (1, 4):
+            for name in self.NEW_IN_1_4:
+                primitive.pop(name, None)
         if target < (1, 3):
             for name in self.NEW_IN_1_3:
                 primitive.pop(name, None)
@@ -141,9 +153,10 @@ class Node(base.AllocsvcObject):
         return db_nodes.shard_counts(context)
 
     def create(self, context=None):
-        """Insert the fields set so far (and ``traits``, if set)."""
+        """Insert the fields set so far (and ``traits``, if set; the
+        chassis by ``chassis_uuid``)."""
         values = self.obj_get_changes()
-        for name in ('allocation_uuid', 'conductor'):
+        for name in ('allocation_uuid', 'conductor', 'chassis_id'):
             values.pop(name, None)
         self._absorb(db_nodes.create_node(context or self._context, values))
 

@@ -21,7 +21,8 @@ Scenarios:
   conductor likewise;
 * versions: a client capped at 1.0 refuses every 1.1 method with
   ConductorTooOld (503), sending nothing, and still creates and
-  backfills allocations; a 1.1 conductor answers 1.0 messages, and a 1.0
+  backfills allocations; one capped at 1.2 refuses node writes that
+  name a chassis (1.3); a 1.1 conductor answers 1.0 messages, and a 1.0
   conductor answers the 1.0 methods of an uncapped client;
 * a starting conductor releases the node locks API processes of the
   previous release left behind (``api@...``), and no other.
@@ -44,6 +45,7 @@ from allocsvc.conductor import manager
 from allocsvc.conductor import rpcapi
 from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import allocations as db_allocations
+from allocsvc.db.baremetal import chassis as db_chassis
 from allocsvc.db.baremetal import locking
 from allocsvc.db.baremetal import nodes
 from allocsvc.db import models
@@ -663,6 +665,41 @@ def test_client_capped_at_1_1_refuses_the_1_2_calls(harness, held):
     report = harness.rpcapi.validate_driver_interfaces(harness.context, obj)
     assert report['power'] == {'result': True}
     assert 'vendor' not in report
+
+
+def test_client_capped_at_1_2_refuses_node_writes_naming_a_chassis(
+        harness, held):
+    node = harness.node('n')
+    obj = _node_object(harness, node)
+    chassis = db_chassis.create_chassis(harness.context, {})
+    capped = _capped(harness, '1.2')
+    for call in (
+            lambda: capped.create_node(harness.context, {
+                'driver': 'fake-hardware', 'chassis_uuid': chassis.uuid}),
+            lambda: capped.update_node(harness.context, obj,
+                                       {'chassis_uuid': chassis.uuid}),
+            lambda: capped.update_node(harness.context, obj,
+                                       {'chassis_uuid': None})):
+        with pytest.raises(exception.ConductorTooOld) as info:
+            call()
+        assert 'conductor RPC API 1.3' in str(info.value)
+    assert held == []
+    assert [n.name for n in nodes.list_nodes(harness.context)] == ['n']
+    # Other node writes are still sent, at their own version.
+    assert capped.update_node(harness.context, obj,
+                              {'description': 'd'}).description == 'd'
+    # At 1.3 the conductor looks the chassis up in the node's write.
+    updated = harness.rpcapi.update_node(harness.context, obj,
+                                         {'chassis_uuid': chassis.uuid})
+    assert (updated.chassis_uuid, updated.chassis_id) == (chassis.uuid,
+                                                          chassis.id)
+    with pytest.raises(exception.InvalidParameterValue) as info:
+        harness.rpcapi.create_node(harness.context, {
+            'driver': 'fake-hardware',
+            'chassis_uuid': '11111111-2222-3333-4444-555555555555'})
+    assert info.value.status == 400
+    assert str(info.value) == ('Chassis 11111111-2222-3333-4444-555555555555 '
+                               'could not be found.')
 
 
 def test_conductor_answers_1_0_messages(harness):

@@ -12,7 +12,8 @@ Each request has
 * path values that exist, do not exist or cannot exist (NUL, braced
   UUIDs, bad percent-encoding, very long, non-ASCII);
 * a body drawn from the route's JSON schema (Placement's schemas, the
-  node, port, port group and allocation schemas of ``/v1``), then
+  node, port, port group, chassis and allocation schemas of ``/v1``),
+  then
   mutated: a value of the wrong type, a key removed or added, strange
   strings (NUL, lone surrogates, non-ASCII, 70,000 characters), huge or
   non-finite numbers; or raw bytes that are not JSON or not UTF-8;
@@ -53,6 +54,8 @@ from allocsvc.api.controllers.placement.schemas import trait
 from allocsvc.api.controllers.placement.schemas import usage
 from allocsvc.api.controllers.v1 import allocation as v1_allocation
 from allocsvc.api.controllers.v1 import allocation_schema
+from allocsvc.api.controllers.v1 import chassis as v1_chassis
+from allocsvc.api.controllers.v1 import chassis_schema
 from allocsvc.api.controllers.v1 import conductor as v1_conductor
 from allocsvc.api.controllers.v1 import controller as v1_controller
 from allocsvc.api.controllers.v1 import driver as v1_driver
@@ -683,8 +686,14 @@ V1_ROUTES = [
     ('/v1/nodes/{node}/states/secure_boot',
      node_management.SecureBootController),
     ('/v1/nodes/{node}/vmedia', node_management.VmediaController),
-    ('/v1/chassis/{thing}', unprovided.UnprovidedResource),
+    ('/v1/chassis', v1_chassis.ChassisController),
+    ('/v1/chassis/detail', v1_chassis.ChassisController),
+    ('/v1/chassis/{chassis}', v1_chassis.OneChassisController),
+    ('/v1/chassis/{chassis}/nodes', v1_node.NodesController),
+    ('/v1/chassis/{chassis}/nodes/detail', v1_node.NodesController),
+    ('/v1/chassis/{chassis}/nodes/{node}', v1_node.MalformedURI),
     ('/v1/volume/connectors', unprovided.UnprovidedResource),
+    ('/v1/volume/targets/{thing}', unprovided.UnprovidedResource),
     ('/v1/shards', v1_shard.ShardsController),
 ]
 
@@ -732,6 +741,8 @@ V1_BODIES = {
     ('/v1/ports/{port}', 'PATCH'): _patches(port_schema.PORT),
     ('/v1/portgroups', 'POST'): [port_schema.PORTGROUP],
     ('/v1/portgroups/{portgroup}', 'PATCH'): _patches(port_schema.PORTGROUP),
+    ('/v1/chassis', 'POST'): [chassis_schema.CHASSIS],
+    ('/v1/chassis/{chassis}', 'PATCH'): _patches(chassis_schema.CHASSIS),
     ('/v1/allocations', 'POST'): [allocation_schema.POST_1_52,
                                   allocation_schema.POST_1_58],
     ('/v1/allocations/{allocation}', 'PATCH'): _patches(
@@ -790,6 +801,11 @@ V1_QUERY_BASES = {
     '/v1/conductors': _LISTING[:3] + [[('detail', 'true')]],
     '/v1/drivers': [[('type', 'dynamic')], [('detail', 'true')]],
     '/v1/nodes/{node}': [[('fields', 'uuid,name,extra')]],
+    '/v1/chassis': _LISTING,
+    '/v1/chassis/detail': _LISTING[:3],
+    '/v1/chassis/{chassis}': [[('fields', 'uuid,description,nodes')]],
+    '/v1/chassis/{chassis}/nodes': _LISTING + [
+        [('maintenance', 'false')], [('associated', 'true')]],
     '/v1/nodes/{node}/vendor_passthru': [[('method', 'x')]],
 }
 
@@ -827,6 +843,11 @@ def _v1_seed():
                                       'address': '52:54:00:00:00:02'})
     alloc = call('POST', '/v1/allocations', {'resource_class': 'fz-rc',
                                              'name': 'fz-alloc'})
+    chassis = call('POST', '/v1/chassis', {'description': 'fz-chassis'})
+    spare_chassis = call('POST', '/v1/chassis', {})
+    call('PATCH', '/v1/nodes/%s' % node['uuid'],
+         [{'op': 'add', 'path': '/chassis_uuid', 'value': chassis['uuid']}],
+         status=200)
     values = {
         'node': [node['uuid'], 'fz-node', spare['uuid']],
         'allocation': [alloc['uuid'], 'fz-alloc'],
@@ -840,7 +861,9 @@ def _v1_seed():
         'event': ['00000000-0000-0000-0000-000000000000'],
         'indicator': ['led@system'],
         'thing': ['x'],
+        'chassis': [chassis['uuid'], spare_chassis['uuid']],
         SPARE: {'node': [spare['uuid'], 'fz-spare'],
+                'chassis': [spare_chassis['uuid']],
                 'allocation': ['fz-none'], 'port': ['fz-none'],
                 'portgroup': ['fz-none']},
     }

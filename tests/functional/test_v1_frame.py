@@ -79,14 +79,33 @@ def test_v1_document(api, path):
     assert doc['links'][0] == {'href': 'http://localhost/v1/',
                                'rel': 'self'}
     assert doc['links'][1]['rel'] == 'describedby'
-    assert doc['media_types'] == [{
+    # One object, as Ironic 39 answers (not a list).
+    assert doc['media_types'] == {
         'base': 'application/json',
-        'type': 'application/vnd.openstack.ironic.v1+json'}]
+        'type': 'application/vnd.openstack.ironic.v1+json'}
     assert doc['version']['version'] == LATEST
-    # Nodes are linked at every version (as Ironic), allocations from
-    # 1.52 only (this request has no version header: 1.1).
+    # Chassis and nodes are linked at every version (as Ironic),
+    # allocations from 1.52 only (this request has no version header:
+    # 1.1).
     assert doc['nodes'][0]['href'] == 'http://localhost/v1/nodes/'
+    assert doc['chassis'] == [
+        {'href': 'http://localhost/v1/chassis/', 'rel': 'self'},
+        {'href': 'http://localhost/chassis/', 'rel': 'bookmark'}]
     assert 'allocations' not in doc
+
+
+@pytest.mark.parametrize('version, keys', [
+    ('1.1', ['id', 'links', 'media_types', 'chassis', 'nodes', 'ports',
+             'drivers', 'version']),
+    (LATEST, ['id', 'links', 'media_types', 'chassis', 'nodes', 'ports',
+              'drivers', 'version', 'portgroups', 'conductors',
+              'allocations']),
+])
+def test_v1_document_lists_resources_in_ironics_order(api, version, keys):
+    # Ironic's order: the resources of every version before the version,
+    # the later ones after it (those allocsvc serves).
+    resp = call(api, '/v1', headers={IRONIC: version})
+    assert list(json.loads(resp.body)) == keys
 
 
 def test_no_header_means_the_minimum(api):
@@ -294,7 +313,7 @@ def test_json_nested_too_deeply_is_a_400(api, method, path):
     assert 'nested too deeply' in error(resp)['description']
 
 
-UNPROVIDED = ['chassis', 'volume', 'deploy_templates', 'runbooks',
+UNPROVIDED = ['volume', 'deploy_templates', 'runbooks',
               'inspection_rules', 'lookup', 'heartbeat',
               'continue_inspection', 'events']
 

@@ -6,7 +6,8 @@ Scenarios:
 * POST with every interface (the body gophercloud's and Metal3's fake
   nodes send) keeps them; a node naming none gets fake-hardware's
   defaults; an interface that is not enabled is a 400 with Ironic's
-  message; a chassis is never found (400).
+  message; a chassis that does not exist is a 400 (the chassis
+  relationship is in test_v1_chassis).
 * Each new field: POST and GET round trip, its version gate on POST
   (406), on GET (absent) and in ``fields`` (406), and its list filter
   with the filter's own version gate.

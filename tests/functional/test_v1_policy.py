@@ -28,6 +28,12 @@ which has no ``enforce_scope`` option any more):
 * ``enforce_new_defaults = False``: the legacy rules (baremetal_admin in
   the baremetal project) work, and an allocation without owner needs
   ``create_pre_rbac``;
+* chassis are the system's: its readers read them, its members change
+  them, its admins create and delete them; no project scoped caller
+  does any of it, not even the legacy admin with
+  ``enforce_new_defaults = False`` (the rules' scope is the system, as
+  in Ironic); moving a node to another chassis needs a system admin,
+  even for the node's owner;
 * a domain scoped token is refused; noauth checks nothing.
 """
 
@@ -525,6 +531,64 @@ def test_shards_are_for_system_readers(env):
     resp = env.call('GET', '/v1/shards', headers=PERSONAS['owner_admin'])
     assert resp.status_int == 403
     assert 'baremetal:shards:get' in message(resp)
+
+
+# -- chassis ------------------------------------------------------------------
+
+def _chassis_answers(env, headers):
+    """The statuses of list, show, detail, nodes list, PATCH, POST and
+    DELETE of a chassis (made by a system admin) for ``headers``."""
+    made = env.call('POST', '/v1/chassis', {}, headers=SYSTEM_ADMIN).json
+    path = '/v1/chassis/' + made['uuid']
+    ops = [{'op': 'add', 'path': '/extra/a', 'value': 1}]
+    return [env.call('GET', '/v1/chassis', headers=headers).status_int,
+            env.call('GET', path, headers=headers).status_int,
+            env.call('GET', '/v1/chassis/detail',
+                     headers=headers).status_int,
+            env.call('PATCH', path, ops, headers=headers).status_int,
+            env.call('POST', '/v1/chassis', {},
+                     headers=headers).status_int,
+            env.call('DELETE', path, headers=headers).status_int]
+
+
+@pytest.mark.parametrize('persona, statuses', [
+    ('system_admin', [200, 200, 200, 200, 201, 204]),
+    ('system_member', [200, 200, 200, 200, 403, 403]),
+    ('system_reader', [200, 200, 200, 403, 403, 403]),
+    ('owner_admin', [403] * 6),
+    ('owner_reader', [403] * 6),
+])
+def test_chassis_are_the_systems(env, persona, statuses):
+    assert _chassis_answers(env, PERSONAS[persona]) == statuses
+
+
+def test_chassis_policy_names_the_rule(env):
+    resp = env.call('POST', '/v1/chassis', {},
+                    headers=PERSONAS['owner_admin'])
+    assert resp.status_int == 403
+    assert 'baremetal:chassis:create' in message(resp)
+
+
+@pytest.mark.parametrize('persona, status', [
+    ('system_admin', 200), ('system_member', 403), ('owner_admin', 403),
+    ('owner_member', 403), ('other_admin', 404)])
+def test_moving_a_node_to_a_chassis_needs_a_system_admin(env, persona,
+                                                         status):
+    made = env.call('POST', '/v1/chassis', {}, headers=SYSTEM_ADMIN).json
+    resp = env.call('PATCH', '/v1/nodes/owned',
+                    [{'op': 'add', 'path': '/chassis_uuid',
+                      'value': made['uuid']}],
+                    headers=PERSONAS[persona])
+    assert resp.status_int == status, resp.text
+
+
+@pytest.mark.filterwarnings('ignore::UserWarning')
+def test_chassis_with_legacy_rules(monkeypatch):
+    conftest.get_database('sqlite').clean()
+    env = make_env(monkeypatch, new_defaults=False)
+    assert _chassis_answers(env, LEGACY_ADMIN) == [403] * 6
+    assert _chassis_answers(env, SYSTEM_ADMIN) == [200, 200, 200, 200, 201,
+                                                   204]
 
 
 def test_noauth_checks_nothing(monkeypatch):

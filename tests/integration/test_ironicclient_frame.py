@@ -3,8 +3,8 @@
 What a real Ironic client can do with the frame: discover the API and
 negotiate a microversion (``latest``, an explicit one, one too new), with
 auth type none, read Ironic's error document (a resource this service
-does not provide, such as chassis, is a 404 saying so), and list the
-drivers the all-in-one conductor serves.
+does not provide, such as volume connectors, is a 404 saying so), list
+the drivers the all-in-one conductor serves and read chassis.
 """
 
 from ironicclient import client as ironic_client
@@ -37,7 +37,7 @@ def test_explicit_version_is_sent_and_accepted(endpoint):
     # (the request gets as far as routing, a 404, not a 406).
     ironic = client(endpoint, '1.60')
     with pytest.raises(ironic_exc.NotFound):
-        ironic.chassis.list()
+        ironic.volume_connector.list()
 
 
 def test_explicit_version_too_new_reports_our_range(endpoint):
@@ -56,9 +56,20 @@ def test_version_list_picks_the_highest_supported(endpoint):
 def test_unknown_resource_reads_as_ironic_error(endpoint):
     ironic = client(endpoint, 'latest')
     with pytest.raises(ironic_exc.NotFound) as raised:
-        ironic.chassis.list()
+        ironic.volume_connector.list()
     # The client found the fault inside error_message.
-    assert 'does not provide the chassis resource' in str(raised.value)
+    assert 'does not provide the volume resource' in str(raised.value)
+
+
+def test_chassis(endpoint):
+    ironic = client(endpoint, '1.1')
+    made = ironic.chassis.create(description='frame')
+    assert made.uuid in [c.uuid for c in ironic.chassis.list()]
+    with pytest.raises(ironic_exc.NotFound) as raised:
+        ironic.chassis.get('11111111-2222-3333-4444-555555555555')
+    assert 'Chassis 11111111-2222-3333-4444-555555555555 could not be ' \
+        'found.' in str(raised.value)
+    ironic.chassis.delete(made.uuid)
 
 
 def test_drivers(endpoint):

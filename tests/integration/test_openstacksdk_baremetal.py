@@ -5,7 +5,8 @@ HTTP with a noauth token and the microversion it negotiates, unchanged.
 The walk is the one openstacksdk's own functional tests take: enrol a
 fake-hardware node with its interfaces, give it ports (and a port group),
 manage and provide it, power it off, allocate it, and take it all down
-again; each step checked the way a client reads it.
+again; a chassis's life, with a node in it; each step checked the way
+a client reads it.
 (``tools/baremetal-conformance.sh`` runs the SDK's own test files.)
 """
 
@@ -102,6 +103,34 @@ def test_enrol_ports_provide_allocate_delete(baremetal):
     with pytest.raises(exceptions.NotFoundException):
         baremetal.get_port_group(group.id)
     assert list(baremetal.ports(address='52:54:00:00:00:02')) == []
+
+
+def test_chassis_as_the_sdks_functional_tests_use_them(baremetal):
+    chassis = baremetal.create_chassis(description='sdk', extra={'a': 1})
+    assert baremetal.get_chassis(chassis.id).description == 'sdk'
+    assert chassis.id in [c.id for c in baremetal.chassis()]
+    [shown] = [c for c in baremetal.chassis(fields=['uuid', 'extra'])
+               if c.id == chassis.id]
+    assert shown.extra == {'a': 1} and shown.description is None
+    chassis.extra = {'b': 2}
+    chassis = baremetal.update_chassis(chassis)
+    assert baremetal.get_chassis(chassis.id).extra == {'b': 2}
+    chassis = baremetal.patch_chassis(
+        chassis, [dict(path='/extra/c', op='add', value='d')])
+    assert chassis.extra == {'b': 2, 'c': 'd'}
+    node = baremetal.create_node(driver='fake-hardware',
+                                 chassis_id=chassis.id)
+    assert baremetal.get_node(node.id).chassis_id == chassis.id
+    # A chassis with a node stays.
+    with pytest.raises(exceptions.BadRequestException):
+        baremetal.delete_chassis(chassis, ignore_missing=False)
+    baremetal.delete_node(node, ignore_missing=False)
+    baremetal.delete_chassis(chassis, ignore_missing=False)
+    with pytest.raises(exceptions.NotFoundException):
+        baremetal.get_chassis(chassis.id)
+    with pytest.raises(exceptions.NotFoundException):
+        baremetal.delete_chassis(chassis.id, ignore_missing=False)
+    assert baremetal.delete_chassis(chassis.id) is None
 
 
 def test_drivers_describe_fake_hardware(baremetal):

@@ -1,6 +1,6 @@
 """The versioned objects crossing RPC (no database): registration,
 fingerprints (a change of fields needs a new version), field coercion,
-a serializer round trip, and a Node for a 1.0 reader."""
+a serializer round trip, and a Node for older readers."""
 
 import datetime
 
@@ -9,6 +9,7 @@ from oslo_versionedobjects import fixture
 
 from allocsvc import objects
 from allocsvc.db.baremetal import allocations as db_allocations
+from allocsvc.db.baremetal import chassis as db_chassis
 from allocsvc.db.baremetal import nodes as db_nodes
 from allocsvc.objects import base
 from allocsvc.objects import fields
@@ -17,7 +18,8 @@ objects.register_all()
 
 
 def test_registry_exposes_classes():
-    assert objects.Node.VERSION == '1.3'
+    assert objects.Node.VERSION == '1.4'
+    assert objects.Chassis.VERSION == '1.0'
     assert objects.Allocation.obj_name() == 'Allocation'
     assert objects.Conductor.fields['alive'] is not None
 
@@ -27,8 +29,9 @@ def test_registry_exposes_classes():
 # obj_make_compatible for the older readers), then its new hash here.
 EXPECTED_HASHES = {
     'Allocation': '1.1-43ce488033c4a4ecb3fb67ebbd1662b5',
+    'Chassis': '1.0-302691bd24d766da42310822b920a79b',
     'Conductor': '1.1-d262b362324ad508c8ca8f03b0dce1a6',
-    'Node': '1.3-c4df1f01355545b6f90a96d8b073eb46',
+    'Node': '1.4-88bdc0681db98b2d6897a114fd6d1b03',
     'Port': '1.0-7c4159affea463ab273ae17d91d9f70a',
     'Portgroup': '1.0-beecfef2bede227e40511136281ea34d',
 }
@@ -68,6 +71,21 @@ def test_node_for_a_1_2_reader_has_no_new_fields():
                                             'network_data', 'shard'}
 
 
+def test_node_for_a_1_3_reader_has_no_chassis():
+    chassis_uuid = uuidutils.generate_uuid()
+    node = objects.Node(None, id=1, uuid=uuidutils.generate_uuid(),
+                        chassis_id=7, chassis_uuid=chassis_uuid,
+                        retired=False)
+    data = node.obj_to_primitive()['allocsvc_object.data']
+    assert data['chassis_id'] == 7 and data['chassis_uuid'] == chassis_uuid
+    old = node.obj_to_primitive(target_version='1.3')
+    assert old['allocsvc_object.version'] == '1.3'
+    data = old['allocsvc_object.data']
+    assert 'chassis_id' not in data and 'chassis_uuid' not in data
+    assert data['retired'] is False
+    assert set(objects.Node.NEW_IN_1_4) == {'chassis_id', 'chassis_uuid'}
+
+
 def test_node_interfaces_are_the_hardware_types():
     from allocsvc.common import hardware
     from allocsvc.db import models
@@ -77,6 +95,9 @@ def test_node_interfaces_are_the_hardware_types():
 def test_sortable_fields_are_the_databases():
     assert objects.Node.SORTABLE == db_nodes.SORTABLE
     assert objects.Allocation.SORTABLE == db_allocations.SORTABLE
+    assert objects.Chassis.SORTABLE == db_chassis.SORTABLE
+    assert 'extra' not in objects.Chassis.SORTABLE
+    assert 'chassis_id' in objects.Node.SORTABLE
     assert 'name' in objects.Node.SORTABLE
     assert 'extra' not in objects.Allocation.SORTABLE
 

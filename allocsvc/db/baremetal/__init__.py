@@ -1,4 +1,5 @@
-"""The bare-metal DB API: nodes, allocations, conductors, node locks.
+"""The bare-metal DB API: nodes, allocations, conductors, node locks,
+ports and chassis.
 
 One module per resource, each function one transaction (``@reader`` /
 ``@writer`` of ``allocsvc.db.api``), SQLAlchemy Core, records with
@@ -13,5 +14,7 @@ One module per resource, each function one transaction (``@reader`` /
 * ``conductors``   registration, heartbeat, liveness
 * ``ports``        ports and port groups: reads, lists, writes
 * ``port_rules``   Ironic's rules of changing them, under the node lock
+* ``chassis``      chassis CRUD (no node lock: not node state), paged
+                   lists; a chassis with nodes is not deleted
 * ``exception``    the errors, with Ironic's messages
 """

@@ -2,8 +2,11 @@
 
 Plain SQLAlchemy Core; each public function is one transaction, except
 the ``*_in_transaction`` ones, which run inside their caller's. Node
-records carry the node's traits, the UUID of its allocation and the host
-name of its conductor (``conductor_affinity``). The
+records carry the node's traits, the UUID of its allocation, the host
+name of its conductor (``conductor_affinity``) and the UUID of its
+chassis. Writes name the chassis by ``chassis_uuid``, looked up in the
+write's transaction; the foreign key on ``chassis_id`` refuses a chassis
+deleted meanwhile (both are Ironic's 400 "not found"). The
 provision state of a new node is the state machine's initial state;
 later state changes are computed by ``allocsvc.common.states`` and
 passed in by the caller.
@@ -19,6 +22,7 @@ import sqlalchemy as sa
 from allocsvc.common import exception
 from allocsvc.common import states
 from allocsvc.db import api as db_api
+from allocsvc.db.baremetal import chassis as db_chassis
 from allocsvc.db.baremetal import paging
 from allocsvc.db import models
 from allocsvc.placement import node_providers
@@ -27,12 +31,14 @@ _NODE = models.nodes
 _TRAIT = models.node_traits
 _ALLOC = models.baremetal_allocations
 _COND = models.conductors
+_CHASSIS = models.chassis
 
 MAX_TRAITS_PER_NODE = 50
 
 # Columns a caller may not write through update_node.
 _READ_ONLY = frozenset(('id', 'uuid', 'created_at', 'updated_at',
-                        'allocation_uuid', 'traits', 'conductor'))
+                        'allocation_uuid', 'traits', 'conductor',
+                        'chassis_id'))
 _JSON_COLUMNS = ('driver_info', 'properties', 'extra', 'instance_info',
                  'driver_internal_info', 'clean_step', 'deploy_step',
                  'service_step', 'raid_config', 'target_raid_config',
@@ -43,11 +49,12 @@ SORTABLE = frozenset(c.key for c in _NODE.c
 
 class Node:
     """A node as read from the database, with its traits (sorted), the
-    UUID of its allocation and the host name of its conductor (None
-    without one)."""
+    UUID of its allocation, the host name of its conductor and the UUID
+    of its chassis (None without one)."""
 
     __slots__ = tuple(c.key for c in _NODE.c) + ('allocation_uuid',
-                                                 'conductor', 'traits')
+                                                 'conductor', 'chassis_uuid',
+                                                 'traits')
 
     def __init__(self, row, traits=()):
         for column in _NODE.c:
@@ -57,16 +64,20 @@ class Node:
                 setattr(self, name, {})
         self.allocation_uuid = row.allocation_uuid
         self.conductor = row.conductor
+        self.chassis_uuid = row.chassis_uuid
         self.traits = sorted(traits)
 
 
 def _select():
     return sa.select(*_NODE.c, _ALLOC.c.uuid.label('allocation_uuid'),
-                     _COND.c.hostname.label('conductor')) \
+                     _COND.c.hostname.label('conductor'),
+                     _CHASSIS.c.uuid.label('chassis_uuid')) \
         .select_from(_NODE
                      .outerjoin(_ALLOC, _NODE.c.allocation_id == _ALLOC.c.id)
                      .outerjoin(_COND,
-                                _NODE.c.conductor_affinity == _COND.c.id))
+                                _NODE.c.conductor_affinity == _COND.c.id)
+                     .outerjoin(_CHASSIS,
+                                _NODE.c.chassis_id == _CHASSIS.c.id))
 
 
 # The statements of single-node reads are built once and reused (see
@@ -173,7 +184,8 @@ def _filter(query, filters):
     """Apply the list filters; see ``list_nodes``."""
     simple = ('resource_class', 'provision_state', 'driver', 'owner',
               'lessee', 'instance_uuid', 'conductor_group', 'reservation',
-              'power_state', 'fault', 'parent_node', 'instance_name')
+              'power_state', 'fault', 'parent_node', 'instance_name',
+              'chassis_id')
     for key, value in filters.items():
         if key in simple:
             query = query.where(_NODE.c[key] == value)
@@ -243,7 +255,8 @@ def list_nodes(context, filters=None, limit=None, marker=None,
     Filters (all ANDed): equality on ``resource_class``,
     ``provision_state``, ``driver``, ``owner``, ``lessee``,
     ``instance_uuid``, ``conductor_group``, ``reservation``,
-    ``power_state``, ``fault``, ``parent_node``, ``instance_name``;
+    ``power_state``, ``fault``, ``parent_node``, ``instance_name``,
+    ``chassis_id``;
     ``provision_state_in``, ``uuid_in`` and ``shard_in`` (lists);
     ``maintenance``, ``retired``, ``associated`` (has an instance),
     ``reserved`` (is locked), ``sharded`` (has a shard) as booleans;
@@ -295,14 +308,42 @@ def _duplicate(exc, values, uuid=None):
     return exception.NodeAlreadyExists(uuid or values.get('uuid'))
 
 
+def _chassis_column(context, values):
+    """``values`` with the chassis named by ``chassis_uuid`` (if given)
+    as ``chassis_id``, read in the write's transaction."""
+    if 'chassis_uuid' not in values:
+        return values
+    values = dict(values)
+    values['chassis_id'] = db_chassis.id_for_node(
+        context, values.pop('chassis_uuid'))
+    return values
+
+
+def _written(context, statement, values, uuid=None):
+    """Run the INSERT or UPDATE ``statement`` of a node (its column
+    ``values``): a unique clash is Ironic's 409, and a chassis deleted
+    since the write looked it up (the foreign key) its 400."""
+    try:
+        return context.session.execute(statement)
+    except db_exc.DBDuplicateEntry as exc:
+        raise _duplicate(exc, values, uuid=uuid)
+    except db_exc.DBReferenceError:
+        if values.get('chassis_id') is None:
+            raise
+        raise exception.InvalidParameterValue(
+            exception.ChassisNotFound(values['chassis_uuid']).message)
+
+
 @db_api.retry_on_deadlock
 @db_api.writer
 def create_node(context, values):
-    """Insert a node from ``values`` (column names; ``traits`` a list)
-    and return it. Defaults: a new UUID, the initial provision state, out
-    of maintenance, no power state. NodeAlreadyExists /
-    DuplicateNodeName / InstanceAssociated on a unique clash."""
-    values = dict(values)
+    """Insert a node from ``values`` (column names; ``traits`` a list;
+    ``chassis_uuid`` its chassis) and return it. Defaults: a new UUID,
+    the initial provision state, out of maintenance, no power state.
+    NodeAlreadyExists / DuplicateNodeName / InstanceAssociated on a
+    unique clash; 400 for a chassis that does not exist."""
+    chassis_uuid = values.get('chassis_uuid')
+    values = dict(_chassis_column(context, values))
     traits = values.pop('traits', None) or []
     if len(set(traits)) > MAX_TRAITS_PER_NODE:
         raise exception.TooManyTraits(values.get('uuid'),
@@ -316,10 +357,8 @@ def create_node(context, values):
     values.setdefault('conductor_group', '')
     values['created_at'] = timeutils.utcnow()
     values['provision_updated_at'] = values['created_at']
-    try:
-        result = context.session.execute(_NODE.insert().values(**values))
-    except db_exc.DBDuplicateEntry as exc:
-        raise _duplicate(exc, values)
+    result = _written(context, _NODE.insert().values(**values),
+                      dict(values, chassis_uuid=chassis_uuid))
     node_id = result.inserted_primary_key[0]
     _insert_traits(context, node_id, set(traits))
     node = get_in_transaction(context, node_id)
@@ -337,8 +376,9 @@ def update_node(context, node_id, values):
 
 def update_in_transaction(context, node_id, values, locked_by=None,
                           expect=None):
-    """Inside a caller's transaction: write ``values`` (column names) to
-    node ``node_id`` and return the node. Setting ``instance_uuid`` on a
+    """Inside a caller's transaction: write ``values`` (column names;
+    the chassis as ``chassis_uuid``, 400 if it does not exist) to node
+    ``node_id`` and return the node. Setting ``instance_uuid`` on a
     node that already has another one is NodeAssociated (the write is
     conditional on it, so two racing writers cannot both succeed). The
     write is also conditional on ``locked_by`` (if given) holding the
@@ -352,7 +392,8 @@ def update_in_transaction(context, node_id, values, locked_by=None,
             'Cannot overwrite %s of an existing node.'
             % ', '.join(sorted(bad)))
     uuid = _node_uuid(context, node_id)
-    values = dict(values)
+    chassis_uuid = values.get('chassis_uuid')
+    values = dict(_chassis_column(context, values))
     now = timeutils.utcnow()
     values['updated_at'] = now
     if 'provision_state' in values:
@@ -367,11 +408,8 @@ def update_in_transaction(context, node_id, values, locked_by=None,
     for column, value in expect.items():
         where.append(_NODE.c[column].is_(None) if value is None
                      else _NODE.c[column] == value)
-    try:
-        result = context.session.execute(
-            _NODE.update().where(*where).values(**values))
-    except db_exc.DBDuplicateEntry as exc:
-        raise _duplicate(exc, values, uuid=uuid)
+    result = _written(context, _NODE.update().where(*where).values(**values),
+                      dict(values, chassis_uuid=chassis_uuid), uuid=uuid)
     if result.rowcount != 1:
         node = get_in_transaction(context, node_id)
         if locked_by is not None and node.reservation != locked_by:

@@ -10,6 +10,7 @@ import webob.exc
 
 from allocsvc.api.controllers.v1 import allocation
 from allocsvc.api.controllers.v1 import base
+from allocsvc.api.controllers.v1 import chassis
 from allocsvc.api.controllers.v1 import conductor
 from allocsvc.api.controllers.v1 import driver
 from allocsvc.api.controllers.v1 import node
@@ -20,12 +21,14 @@ from allocsvc.api.controllers.v1 import unprovided
 from allocsvc.api.controllers.v1 import versions
 
 # (name, first version) of each resource linked from GET /v1, in the order
-# Ironic lists them. Empty until the nodes and allocations controllers land.
+# Ironic lists them: those of every version, then (after the version) the
+# later ones.
 LINKED_RESOURCES = [
+    ('chassis', (1, 1)),
     ('nodes', (1, 1)),
     ('ports', (1, 1)),
-    ('portgroups', (1, 23)),
     ('drivers', (1, 1)),
+    ('portgroups', (1, 23)),
     ('conductors', (1, 49)),
     ('allocations', (1, 52)),
 ]
@@ -57,6 +60,7 @@ def _conductors_gate():
 # name -> (controller, check run before anything else of the resource).
 RESOURCES = {
     'nodes': (node.NodesController(), None),
+    'chassis': (chassis.ChassisController(), None),
     'ports': (port.PortsController(), None),
     'portgroups': (portgroup.PortgroupsController(), portgroup.gate),
     'drivers': (driver.DriversController(), None),
@@ -105,13 +109,17 @@ class V1Controller:
                          'contributor/webapi.html',
                  'rel': 'describedby', 'type': 'text/html'},
             ],
-            'media_types': [{
+            # One object, not a list: what Ironic 39 answers.
+            'media_types': {
                 'base': 'application/json',
                 'type': 'application/vnd.openstack.ironic.v1+json',
-            }],
-            'version': version_document(),
+            },
         }
         for name, since in LINKED_RESOURCES:
-            if want >= since:
+            if since == versions.MIN_VERSION:
+                document[name] = base.resource_links(name, '/')
+        document['version'] = version_document()
+        for name, since in LINKED_RESOURCES:
+            if since != versions.MIN_VERSION and want >= since:
                 document[name] = base.resource_links(name, '/')
         return document

@@ -20,6 +20,9 @@ does not take a 405 with ``Allow``)::
     GET                 /v1/nodes/{node}/validate
     GET                 /v1/nodes/{node}/children    (1.83)
     GET                 /v1/nodes/validate?node=     (node_uuid= too)
+    GET                 /v1/chassis/{chassis}/nodes[/detail]   the
+                        chassis's nodes (any other request there is
+                        Ironic's 400 "Malformed request URI.")
 
 Handlers check the request as Ironic does (microversion of every field,
 filter and verb; Ironic's messages) and leave the rules of changing a
@@ -45,6 +48,7 @@ from allocsvc.api.controllers.v1 import port
 from allocsvc.api.controllers.v1 import portgroup
 from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
+from allocsvc.api.middleware import errors
 from allocsvc.common import exception
 from allocsvc.common import states
 
@@ -89,12 +93,52 @@ def _check_ident(ident):
         raise webob.exc.HTTPBadRequest(detail=exc.message)
 
 
+# What Ironic answers under /v1/chassis/{chassis}/nodes to anything but a
+# list of the chassis's nodes.
+_MALFORMED = 'Malformed request URI.'
+
+
+class MalformedURI:
+    """``/v1/chassis/{chassis}/nodes/{ident}`` and every path below it,
+    whatever the method: Ironic's 400 fault "Malformed request URI.".
+    (Ironic means to answer that, and does for GET; other requests there
+    meet its routing and get a 404, a 500 or a list of ports.)"""
+
+    @pecan.expose()
+    def _lookup(self, *remainder):
+        return self, []
+
+    @pecan.expose('json')
+    def index(self, *args, **kwargs):
+        pecan.response.status = 400
+        return errors.fault_body(400, _MALFORMED)
+
+
 class NodesController:
-    """The node collection; ``/v1/nodes/{node}`` and what lies below it
-    are a ``NodeController`` (see ``_lookup``)."""
+    """The node collection, or the nodes of the chassis
+    ``chassis_ident``; ``/v1/nodes/{node}`` and what lies below it are a
+    ``NodeController`` (see ``_lookup``)."""
+
+    def __init__(self, chassis_ident=None):
+        self.chassis_ident = chassis_ident
+
+    def _resource(self, detail=False):
+        path = ('nodes' if self.chassis_ident is None
+                else 'chassis/%s/nodes' % self.chassis_ident)
+        return path + '/detail' if detail else path
+
+    def _known(self, names):
+        """The query parameters a list takes: the chassis of a chassis's
+        node list is its path's."""
+        names = set(_FILTERS) | set(_PAGING) | set(names)
+        if self.chassis_ident is not None:
+            names.discard('chassis_uuid')
+        return names
 
     @pecan.expose()
     def _lookup(self, ident, *remainder):
+        if self.chassis_ident is not None:
+            return MalformedURI(), []
         if any('\x00' in segment for segment in (ident,) + remainder):
             raise webob.exc.HTTPBadRequest(
                 detail='The request path contains a NUL character.')
@@ -119,8 +163,7 @@ class NodesController:
     def _list(self):
         project = access.node_list_project()
         params = node_common.query()
-        utils.check_arguments(params, set(_FILTERS) | set(_PAGING) |
-                              {'fields', 'detail'})
+        utils.check_arguments(params, self._known({'fields', 'detail'}))
         fields = node_common.parse_fields(params.get('fields'))
         detail = params.get('detail')
         if detail is not None:
@@ -132,7 +175,7 @@ class NodesController:
                                    'in the same request.')
         if fields is None and not detail:
             fields = list(node_schema.LIST_FIELDS)
-        return self._collection('nodes', params, fields, project)
+        return self._collection(self._resource(), params, fields, project)
 
     @pecan.expose('json', generic=True)
     def detail(self, *args, **kwargs):
@@ -143,11 +186,17 @@ class NodesController:
     def _detail(self):
         project = access.node_list_project()
         params = node_common.query()
-        utils.check_arguments(params, set(_FILTERS) | set(_PAGING))
-        return self._collection('nodes/detail', params, None, project)
+        utils.check_arguments(params, self._known(()))
+        return self._collection(self._resource(detail=True), params, None,
+                                project)
 
     def _collection(self, resource, params, fields, project=None):
-        filters = self._filters(params)
+        if self.chassis_ident is None:
+            filters = self._filters(params)
+        else:
+            # The chassis is the path's, not a parameter of the next link.
+            filters = self._filters(dict(params,
+                                         chassis_uuid=self.chassis_ident))
         if project is not None:
             filters['project'] = project  # nodes it owns or leases
         sort_key = params.get('sort_key', 'id')
@@ -184,11 +233,9 @@ class NodesController:
         if 'instance_uuid' in filters:
             node_schema.check_uuid('instance_uuid', filters['instance_uuid'])
         if 'chassis_uuid' in filters:
-            # No chassis exists here: the one named is not found.
-            chassis = filters.pop('chassis_uuid')
-            node_schema.check_uuid('chassis_uuid', chassis)
-            raise exception.NotFound('Chassis %s could not be found.'
-                                     % chassis)
+            # A chassis that does not exist is a 404, as in Ironic.
+            filters['chassis_id'] = node_common.chassis_for_filter(
+                filters.pop('chassis_uuid')).id
         state = filters.get('provision_state')
         if state is not None and state not in states.NODE_STATES:
             raise utils.BadRequest('Provision state "%s" is not valid'
@@ -247,6 +294,8 @@ class NodesController:
     @index.when(method='POST', **base.WSME_JSON)
     @base.expose(types.Node, body=types.jsontype, status_code=201)
     def _post(self, body=None):
+        if self.chassis_ident is not None:
+            raise utils.BadRequest(_MALFORMED)
         node_common.query_without_arguments()
         body = node_common.json_object(body)
         owner = access.node_create_owner(body)
@@ -375,6 +424,10 @@ class NodeController(base.Resource):
         values = node_schema.check_node(patched, name='patch', patched=True)
         changes = {name: values[name] for name in node_schema.PATCHABLE
                    if values[name] != current[name]}
+        if 'chassis_uuid' in changes and changes['chassis_uuid'] is None \
+                and not utils.allowed((1, 25)):
+            # A node leaves its chassis from 1.25 on.
+            raise utils.NotAcceptable('Request not acceptable.')
         node = utils.rpcapi().update_node(
             utils.context(), node, changes,
             expected={name: current[name] for name in changes},

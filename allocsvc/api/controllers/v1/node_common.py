@@ -1,6 +1,7 @@
-"""What every ``/v1/nodes`` handler shares: finding the node a request
-names, rendering a node as Ironic does at the request's version, and the
-lock holder through which the API changes nodes."""
+"""What every ``/v1/nodes`` handler shares: finding the node (or the
+chassis) a request names, rendering a node as Ironic does at the
+request's version, and the lock holder through which the API changes
+nodes."""
 
 from oslo_utils import strutils
 import pecan
@@ -51,6 +52,13 @@ def authorized_node(ident, action, with_suffix=False):
     return node
 
 
+def chassis_for_filter(uuid):
+    """The chassis a node list is limited to: 400 for a value that is
+    not a UUID, 404 if there is no such chassis (Ironic's answers)."""
+    node_schema.check_uuid('chassis_uuid', uuid)
+    return objects.Chassis.get_by_uuid(utils.context(), uuid)
+
+
 def provision_state(state):
     """The provision state as a client of the request's version knows
     it: before 1.2, ``available`` was called null (NOSTATE)."""
@@ -70,8 +78,6 @@ def _masked_instance_info(info):
 def _value(node, name):
     if name in node_schema.TIMESTAMPS:
         return utils.isotime(getattr(node, name))
-    if name == 'chassis_uuid':
-        return None  # chassis are not served: a node never has one
     if name == 'provision_state':
         return provision_state(node.provision_state)
     if name == 'driver_info':
@@ -87,9 +93,7 @@ def _value(node, name):
 
 def stored(node, name):
     """The value of field ``name`` of ``node`` as PATCH sees it (no
-    masking; chassis_uuid is always null here)."""
-    if name == 'chassis_uuid':
-        return None
+    masking)."""
     return getattr(node, name)
 
 

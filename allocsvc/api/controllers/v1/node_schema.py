@@ -2,9 +2,9 @@
 JSON schema of ``POST /v1/nodes`` and of a patched node, and the checks
 that follow the schema, with Ironic's messages.
 
-Every field of Ironic 39's node is served. Chassis are not: a node
-never has one (``chassis_uuid`` is null, and naming a chassis is
-refused as Ironic refuses an unknown one).
+Every field of Ironic 39's node is served. A node names its chassis by
+``chassis_uuid``, checked here as a UUID; the conductor's write looks
+the chassis up (400 if there is none, as in Ironic).
 """
 
 import re
@@ -250,10 +250,6 @@ def check_node(document, name='node', patched=False):
     for key in _OBJECTS:
         if key in values and values[key] is None:
             values[key] = {}
-    if values.get('chassis_uuid') is not None:
-        # No chassis exists here, so none is found (Ironic's 400).
-        raise utils.BadRequest('Chassis %s could not be found.'
-                               % values['chassis_uuid'])
     return values
 
 

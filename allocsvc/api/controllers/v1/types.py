@@ -1,14 +1,15 @@
 """The WSME types of the ``/v1`` API: what its handlers accept and return.
 
-The resources (Allocation, Node, Conductor, Port, Portgroup), their
-collections and links
-are WSME complex types, rendered by ``wsmeext.pecan.wsexpose``. A field
-a response leaves out (newer than the request's microversion, or not in
-``?fields=``) stays ``Unset``, which WSME does not render.
+The resources (Allocation, Node, Conductor, Port, Portgroup, Chassis),
+their collections and links are WSME complex types, rendered by
+``wsmeext.pecan.wsexpose``. A field a response leaves out (newer than
+the request's microversion, or not in ``?fields=``) stays ``Unset``,
+which WSME does not render.
 
 Request bodies are taken as ``jsontype`` (any JSON value) and checked by
-the JSON schemas of ``allocation_schema`` and ``node_schema``, which
-carry Ironic's error messages.
+the JSON schemas of ``allocation_schema``, ``node_schema``,
+``port_schema`` and ``chassis_schema``, which carry Ironic's error
+messages.
 """
 
 from wsme import types as wtypes
@@ -218,4 +219,22 @@ class PortCollection(Base):
 
 class PortgroupCollection(Base):
     portgroups = [Portgroup]
+    next = wtypes.text
+
+
+class Chassis(Base):
+    """A chassis as Ironic shows it. ``nodes`` is what Ironic renders: a
+    list holding the list of the links to the chassis's nodes."""
+
+    uuid = wtypes.text
+    created_at = wtypes.text
+    updated_at = wtypes.text
+    description = wtypes.text
+    extra = {wtypes.text: jsontype}
+    links = [Link]
+    nodes = jsontype
+
+
+class ChassisCollection(Base):
+    chassis = [Chassis]
     next = wtypes.text

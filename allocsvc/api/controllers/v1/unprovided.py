@@ -1,8 +1,8 @@
 """Ironic's ``/v1`` resources this service does not provide.
 
 allocsvc serves the part of Ironic's API that allocation needs (nodes and
-what hangs off them, drivers, conductors, allocations, shards). A client
-that reaches for one of Ironic's other resources (chassis, volume
+what hangs off them, chassis, drivers, conductors, allocations, shards).
+A client that reaches for one of Ironic's other resources (volume
 connectors and targets, deploy templates, runbooks, inspection rules, the
 ramdisk's lookup and heartbeat, ...) gets a 404 that says so, in Ironic's
 error document, for any method, any path under the resource and at any
@@ -16,7 +16,6 @@ from allocsvc.api.middleware import errors
 
 # Ironic 39's top-level resources that allocsvc does not serve.
 NAMES = (
-    'chassis',
     'continue_inspection',
     'deploy_templates',
     'events',
