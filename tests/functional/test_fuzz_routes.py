@@ -60,6 +60,7 @@ from allocsvc.api.controllers.v1 import node as v1_node
 from allocsvc.api.controllers.v1 import node_extras
 from allocsvc.api.controllers.v1 import node_management
 from allocsvc.api.controllers.v1 import node_schema
+from allocsvc.api.controllers.v1 import node_paths
 from allocsvc.api.controllers.v1 import node_states
 from allocsvc.api.controllers.v1 import node_traits
 from allocsvc.api.controllers.v1 import port as v1_port
@@ -683,6 +684,12 @@ V1_ROUTES = [
     ('/v1/nodes/{node}/states/secure_boot',
      node_management.SecureBootController),
     ('/v1/nodes/{node}/vmedia', node_management.VmediaController),
+    # Ironic's other readings of node paths (node_paths).
+    ('/v1/nodes/{node}/{field}', node_paths.ExtraSegments),
+    ('/v1/nodes/states/console/{node}', node_management.ConsoleController),
+    ('/v1/nodes/management/indicators/{node}/{indicator}',
+     node_management.IndicatorController),
+    ('/v1/nodes/states', node_paths.Refusal),
     ('/v1/chassis/{thing}', unprovided.UnprovidedResource),
     ('/v1/volume/connectors', unprovided.UnprovidedResource),
     ('/v1/shards', v1_shard.ShardsController),
@@ -840,6 +847,7 @@ def _v1_seed():
         'event': ['00000000-0000-0000-0000-000000000000'],
         'indicator': ['led@system'],
         'thing': ['x'],
+        'field': ['name', 'uuid,name', 'true', 'traits', 'nope'],
         SPARE: {'node': [spare['uuid'], 'fz-spare'],
                 'allocation': ['fz-none'], 'port': ['fz-none'],
                 'portgroup': ['fz-none']},

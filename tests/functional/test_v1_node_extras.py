@@ -47,7 +47,8 @@ def test_boot_device(node):
         resp = call('PUT', '/v1/nodes/n/management/boot_device', body)
         assert resp.status_int == 400, body
         assert message(resp) == text
-    assert call('GET', '/v1/nodes/n/management').status_int == 404
+    # Ironic: the management resource itself takes no method.
+    assert call('GET', '/v1/nodes/n/management').status_int == 405
     resp = call('POST', '/v1/nodes/n/management/boot_device')
     assert resp.status_int == 405
     assert resp.headers['Allow'] == 'GET, PUT'

@@ -105,16 +105,21 @@ def render(node, fields=None):
     return utils.select_fields(access.redact_node(doc, node), fields)
 
 
-def parse_fields(text):
+def parse_fields(text, one=False):
     """The ``fields`` query parameter: None if absent; 406 before 1.8 and
     for a field newer than the request's version; 400 for an unknown
-    field."""
+    field (``one``: of a single node, in Ironic's words for it)."""
     if text is None:
         return None
     if not utils.allowed((1, 8)):
         raise utils.NotAcceptable('Request not acceptable.')
     names = [name.strip() for name in text.split(',') if name.strip()]
     check_known_at_version(names)
+    if one:
+        for name in names:
+            if name not in node_schema.SINCE:
+                raise utils.BadRequest('Field %s is not a valid field.'
+                                       % name)
     return utils.parse_fields(text, node_schema.SINCE)
 
 

@@ -2,7 +2,8 @@
 it for a ``fake-hardware`` node without any: BIOS settings, firmware
 components, inventory and history.
 
-Route table (each from the version it appeared in; 404 before)::
+Route table (each from the version it appeared in; 404 before, whatever
+the method, as the node controller checks)::
 
     GET  /v1/nodes/{n}/vifs                      1.28    those of its ports
     POST /v1/nodes/{n}/vifs                      1.28    takes a free port
@@ -35,7 +36,6 @@ from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
 
 _OneNode = node_management.OneNode
-_since = node_management.since
 _boolean = node_management.boolean
 _VOLUME = unprovided.UnprovidedResource('volume')
 # The network interface that keeps no VIFs, and where the others keep
@@ -65,7 +65,6 @@ class VifsController(_OneNode):
 
     @pecan.expose()
     def _lookup(self, vif, *remainder):
-        _since((1, 28))
         if remainder:
             raise webob.exc.HTTPNotFound()
         return VifController(self._ident, vif), []
@@ -77,7 +76,6 @@ class VifsController(_OneNode):
     @index.when(method='GET', **base.WSME_JSON)
     @base.expose(types.jsontype)
     def _get(self):
-        _since((1, 28))
         node = self._node('baremetal:node:vif:list')
         if node.network_interface == _NOOP_NETWORK:
             return {'vifs': []}
@@ -91,7 +89,6 @@ class VifsController(_OneNode):
     @index.when(method='POST', **base.WSME_JSON)
     @base.expose(None, body=types.jsontype, status_code=204)
     def _post(self, body=None):
-        _since((1, 28))
         vif_info = _vif_info(node_common.json_object(body))
         node = self._node('baremetal:node:vif:attach')
         if node.network_interface == _NOOP_NETWORK:
@@ -154,7 +151,6 @@ class BiosController(_OneNode):
 
     @pecan.expose()
     def _lookup(self, name, *remainder):
-        _since((1, 40))
         if remainder:
             raise webob.exc.HTTPNotFound()
         return BiosSettingController(self._ident, name), []
@@ -166,7 +162,6 @@ class BiosController(_OneNode):
     @index.when(method='GET', **base.WSME_JSON)
     @base.expose(types.jsontype)
     def _get(self):
-        _since((1, 40))
         params = node_common.query()
         known = ('detail', 'fields') if utils.allowed((1, 74)) else ()
         utils.check_arguments(params, known)
@@ -206,7 +201,6 @@ class InventoryController(_OneNode):
     @index.when(method='GET', **base.WSME_JSON)
     @base.expose(types.jsontype)
     def _get(self):
-        _since((1, 81))
         node = self._node('baremetal:node:inventory:get')
         raise exception.NotFound('Node inventory record for node %s could '
                                  'not be found.' % node.uuid)
@@ -217,7 +211,6 @@ class HistoryController(_OneNode):
 
     @pecan.expose()
     def _lookup(self, event, *remainder):
-        _since((1, 78))
         if remainder:
             raise webob.exc.HTTPNotFound()
         return HistoryEventController(self._ident, event), []
@@ -229,7 +222,6 @@ class HistoryController(_OneNode):
     @index.when(method='GET', **base.WSME_JSON)
     @base.expose(types.jsontype)
     def _get(self):
-        _since((1, 78))
         params = node_common.query()
         utils.check_arguments(params, ('detail', 'marker', 'limit'))
         if params.get('detail') is not None:
@@ -259,9 +251,9 @@ class HistoryEventController(_OneNode):
                                  'found.' % self._event)
 
 
-def _empty_list(name, since, action):
-    """A controller of ``/v1/nodes/{n}/<name>`` (from ``since``) listing
-    nothing: ``{name: []}``."""
+def _empty_list(name, action):
+    """A controller of ``/v1/nodes/{n}/<name>`` listing nothing:
+    ``{name: []}``."""
 
     class EmptyListController(_OneNode):
         @pecan.expose('json', generic=True)
@@ -271,7 +263,6 @@ def _empty_list(name, since, action):
         @index.when(method='GET', **base.WSME_JSON)
         @base.expose(types.jsontype)
         def _get(self):
-            _since(since)
             self._node(action)
             return {name: []}
 
@@ -280,8 +271,7 @@ def _empty_list(name, since, action):
 
 
 # /v1/nodes/{n}/firmware (1.86): no components are recorded.
-FirmwareController = _empty_list('firmware', (1, 86),
-                                 'baremetal:node:firmware:get')
+FirmwareController = _empty_list('firmware', 'baremetal:node:firmware:get')
 
 # Every controller class here and in node_management (the routing hook
 # reads their attributes).

@@ -107,9 +107,15 @@ class ManagementController(OneNode):
         self.inject_nmi = InjectNmiController(ident)
         self.indicators = IndicatorsController(ident)
 
+    # Ironic's management resource takes no method itself, nor below it
+    # where nothing is: 405, with no Allow.
+    @pecan.expose()
+    def _lookup(self, *remainder):
+        raise webob.exc.HTTPMethodNotAllowed()
+
     @pecan.expose('json')
     def index(self, *args, **kwargs):
-        raise webob.exc.HTTPNotFound()
+        raise webob.exc.HTTPMethodNotAllowed()
 
 
 class BootDeviceController(OneNode):

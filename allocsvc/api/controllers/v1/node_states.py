@@ -10,6 +10,7 @@ its new state.
 """
 
 import pecan
+import webob.exc
 
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import node_common
@@ -59,6 +60,15 @@ class NodeStatesController(_OneNode):
         super().__init__(ident)
         self.power = NodePowerStateController(ident)
         self.provision = NodeProvisionStateController(ident)
+
+    @pecan.expose()
+    def _lookup(self, *remainder):
+        # What Ironic answers below the states where nothing is: a
+        # change is refused as one of the states (405), a read is not
+        # found (Ironic's is a server error).
+        if pecan.request.method != 'GET':
+            base.not_allowed('GET')
+        raise webob.exc.HTTPNotFound()
 
     @pecan.expose('json', generic=True)
     def index(self, *args, **kwargs):
