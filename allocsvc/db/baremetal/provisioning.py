@@ -18,6 +18,7 @@ NodeLocked (409). The node a change returns is read once the lock is
 released.
 """
 
+from oslo_utils import timeutils
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
@@ -42,6 +43,8 @@ _INSTANCE_REMOVAL_STATES = (states.ENROLL, states.MANAGEABLE,
                             states.AVAILABLE)
 # Where a node's resource class may be changed once it has one.
 _RESOURCE_CLASS_STATES = _INSTANCE_REMOVAL_STATES
+# The events that deploy an instance (and refuse a node in maintenance).
+_DEPLOYING = (states.DEPLOY, states.REBUILD)
 
 
 class Locker:
@@ -322,10 +325,13 @@ def provision(context, node_id, verb, locker, configdrive=None):
 
     * InvalidStateRequested (400): the machine refuses the verb in the
       node's state (or does not know it);
-    * NodeInMaintenance (400): deploying (``active``) a node in
-      maintenance;
-    * ``active`` keeps the node's instance and allocation (and stores
-      ``configdrive`` in ``instance_info``, as Ironic does);
+    * NodeInMaintenance (400): deploying (``active``) or rebuilding a node
+      in maintenance;
+    * NodeProtected (403): rebuilding or tearing down a protected node,
+      checked before the node's state, as Ironic's conductor does;
+    * ``active`` and ``rebuild`` keep the node's instance and allocation
+      (and store ``configdrive`` in ``instance_info``, as Ironic does);
+    * ``inspect`` records when inspection finished;
     * ``deleted`` (tear down) clears ``instance_uuid`` and
       ``instance_info`` and deletes the node's allocation.
     """
@@ -339,12 +345,12 @@ def provision(context, node_id, verb, locker, configdrive=None):
 def _provision(context, node_id, verb, host, configdrive):
     node = nodes.get_in_transaction(context, node_id)
     event = states.PROVISION_VERBS.get(verb)
-    if event == states.DEPLOY and node.maintenance:
+    if event in _DEPLOYING and node.maintenance:
         raise exception.NodeInMaintenance('provisioning', node.uuid)
     if event is None:
         raise exception.InvalidStateRequested(verb, node.uuid,
                                               node.provision_state)
-    if event == states.DELETED and node.protected:
+    if event in (states.DELETED, states.REBUILD) and node.protected:
         raise exception.NodeProtected(node.uuid)
     if event == states.PROVIDE and node.retired and \
             node.provision_state == states.MANAGEABLE:
@@ -361,9 +367,14 @@ def _provision(context, node_id, verb, host, configdrive):
     provision_state, target = path[-1]
     values = {'provision_state': provision_state,
               'target_provision_state': target, 'last_error': None}
-    if event == states.DEPLOY and configdrive is not None:
+    if event in _DEPLOYING and configdrive is not None:
         values['instance_info'] = dict(node.instance_info,
                                        configdrive=configdrive)
+    if event == states.INSPECT:
+        # Ironic stamps the start on entering inspection and, once done,
+        # the end, forgetting the start.
+        values.update(inspection_started_at=None,
+                      inspection_finished_at=timeutils.utcnow())
     if event == states.DELETED:
         values.update(instance_uuid=None, instance_info={},
                       instance_name=None)
