@@ -467,4 +467,5 @@ def _port_rules(kind, collection, list_legacy=None):
 def list_rules():
     return (_base_rules + _node_rules + _node_extension_rules +
             _port_rules('port', 'ports') +
-            _port_rules('portgroup', 'portgroups', LEGACY_READER) + _other_rules)
+            _port_rules('portgroup', 'portgroups', LEGACY_READER) +
+            _other_rules)

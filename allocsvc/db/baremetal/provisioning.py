@@ -310,10 +310,12 @@ def _set_power_state(context, node_id, target, host):
                                               node.provision_state)
     # UPDATE nodes SET power_state = :new, target_power_state = NULL, ...
     # WHERE id = :id AND reservation = :host AND power_state = :current
+    # A power action that succeeds clears the node's last error, as in
+    # Ironic.
     return nodes.update_in_transaction(
         context, node_id,
         {'power_state': states.POWER_RESULTS[target],
-         'target_power_state': None},
+         'target_power_state': None, 'last_error': None},
         locked_by=host, expect={'power_state': node.power_state})
 
 

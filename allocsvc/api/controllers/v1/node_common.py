@@ -160,3 +160,38 @@ def set_location(*parts):
 def query_without_arguments():
     """400 for any query parameter (the request takes none)."""
     utils.check_arguments(query(), ())
+
+
+# -- what the controllers of one node's sub-resources share ------------------
+
+class OneNode(base.Resource):
+    """A controller of something of one node, whose ident it keeps."""
+
+    _ident = None  # declared here so that routing refuses it (hooks.py)
+
+    def __init__(self, ident):
+        self._ident = ident
+
+    def _node(self, action):
+        """The node, if the caller may ``action`` it; the request takes
+        no query parameter."""
+        query_without_arguments()
+        return authorized_node(self._ident, action)
+
+
+def boolean(name, value):
+    """``value`` (a JSON boolean or one of Ironic's boolean strings) as a
+    boolean; Ironic's 400 otherwise."""
+    if isinstance(value, bool):
+        return value
+    try:
+        return strutils.bool_from_string(value, strict=True)
+    except (ValueError, TypeError) as exc:
+        raise utils.BadRequest('Invalid %s: %s' % (name, exc))
+
+
+def required(body, name):
+    """``body[name]``; Ironic's 400 when it is missing or null."""
+    if body.get(name) is None:
+        raise utils.BadRequest('Missing mandatory parameter: %s' % name)
+    return body[name]

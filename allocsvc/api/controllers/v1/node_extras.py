@@ -17,8 +17,10 @@ the method, as the node controller checks)::
 A VIF is attached to a free port or port group of its node by the
 node's conductor (``allocsvc.db.baremetal.vifs``), unless the node's
 network interface is ``noop``, which keeps none (attaching and detaching
-succeed, the list is empty, as Ironic's). ``attach`` also hangs
-``node_management``'s controllers.
+succeed, the list is empty, as Ironic's). ``attach`` also hangs the
+controllers of ``node_management`` (management, vendor passthru),
+``node_vmedia`` and ``node_states_extras`` (console, RAID, boot mode and
+secure boot).
 """
 
 import pecan
@@ -30,13 +32,15 @@ from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import node_management
 from allocsvc.api.controllers.v1 import node_schema
+from allocsvc.api.controllers.v1 import node_states_extras
+from allocsvc.api.controllers.v1 import node_vmedia
 from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import unprovided
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
 
-_OneNode = node_management.OneNode
-_boolean = node_management.boolean
+_OneNode = node_common.OneNode
+_boolean = node_common.boolean
 _VOLUME = unprovided.UnprovidedResource('volume')
 # The network interface that keeps no VIFs, and where the others keep
 # one: in the internal_info of the port or port group it took.
@@ -45,7 +49,7 @@ _VIF_KEY = 'tenant_vif_port_id'
 
 
 def attach(node_controller):
-    """Hang these sub-resources (and ``node_management``'s) under a
+    """Hang these sub-resources (and those of the modules above) under a
     ``NodeController``."""
     ident = node_controller.ident
     node_controller.vifs = VifsController(ident)
@@ -56,6 +60,8 @@ def attach(node_controller):
     # Volume connectors and targets are not provided, under a node either.
     node_controller.volume = _VOLUME
     node_management.attach(node_controller)
+    node_vmedia.attach(node_controller)
+    node_states_extras.attach(node_controller.states)
 
 
 # -- VIFs --------------------------------------------------------------------
@@ -102,8 +108,7 @@ def _vif_info(body):
     vif = body.get('id')
     if vif is None:
         raise utils.BadRequest("Schema error for vif: 'id' is a "
-                               "required property  Failed validating "
-                               "'required' in schema")
+                               "required property")
     if not isinstance(vif, str) or not (
             uuidutils.is_uuid_like(vif) or
             utils.is_valid_logical_name(vif)):
@@ -273,10 +278,11 @@ def _empty_list(name, action):
 # /v1/nodes/{n}/firmware (1.86): no components are recorded.
 FirmwareController = _empty_list('firmware', 'baremetal:node:firmware:get')
 
-# Every controller class here and in node_management (the routing hook
+# Every controller class here and in the modules above (the routing hook
 # reads their attributes).
 CONTROLLER_CLASSES = (
     VifsController, VifController, BiosController, BiosSettingController,
     InventoryController, HistoryController, HistoryEventController,
     FirmwareController,
-) + node_management.CONTROLLER_CLASSES
+) + (node_management.CONTROLLER_CLASSES + node_vmedia.CONTROLLER_CLASSES +
+     node_states_extras.CONTROLLER_CLASSES)

@@ -302,6 +302,26 @@ def schema_error(name, validator, document):
     raise BadRequest('Schema error for %s: %s' % (name, report))
 
 
+def args_schema_error(name, validator, document):
+    """400 when ``document`` does not fit ``validator`` (a jsonschema
+    validator), worded as Ironic 39's ``args.schema`` words it for nodes,
+    traits, VIFs and virtual media: "Schema error for <name>: " and the
+    message of jsonschema's best match, then, when that error is a choice
+    among schemas, ". Possible root cause: " and the message of the best
+    match among the choice's own errors."""
+    error = jsonschema.exceptions.best_match(validator.iter_errors(document))
+    if error is None:
+        return
+    text = 'Schema error for %s: %s' % (name, error.message)
+    cause = None
+    while error.context:
+        error = jsonschema.exceptions.best_match(error.context)
+        cause = error.message
+    if cause is not None:
+        text += '. Possible root cause: %s' % cause
+    raise BadRequest(text)
+
+
 def isotime(value):
     """Timestamps as Ironic renders them: ISO 8601 with ``+00:00``."""
     if value is None:
