@@ -93,15 +93,23 @@ def stored(node, name):
     return getattr(node, name)
 
 
+# The links of a whole node document to its sub-resources, from the
+# version each appeared in (Ironic's; not its volume, which allocsvc
+# does not provide).
+_LINKED = (('ports', (1, 1)), ('states', (1, 14)), ('portgroups', (1, 24)))
+
+
 def render(node, fields=None):
     """The node's document at the request's version: the fields that
     exist at that version (only ``fields`` if given), and its links."""
     doc = {name: _value(node, name) for name, since in node_schema.FIELDS
            if utils.allowed(since)}
     doc['links'] = base.resource_links('nodes', '/' + node.uuid)
-    if fields is None and utils.allowed((1, 14)):
-        doc['states'] = base.resource_links('nodes', '/%s/states'
-                                            % node.uuid)
+    if fields is None:
+        for name, since in _LINKED:
+            if utils.allowed(since):
+                doc[name] = base.resource_links(
+                    'nodes', '/%s/%s' % (node.uuid, name))
     return utils.select_fields(access.redact_node(doc, node), fields)
 
 
