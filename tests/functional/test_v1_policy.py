@@ -17,6 +17,11 @@ which has no ``enforce_scope`` option any more):
   traits nor delete it; its admin does, and deletes it; the lessee's
   member changes power and ``extra`` only, its admin also provisions and
   sets maintenance; readers read; another project gets 404 everywhere;
+* what a node's driver does beyond power and provisioning (console,
+  indicators, RAID, boot device, boot mode, vmedia, vendor methods):
+  Ironic 39's personas for each, also on the legacy console path; the
+  fields with rules of their own (shard, parent_node, disable_power_off,
+  instance_name); drivers for system scope only;
 * below ``get:filter_threshold`` the lessee sees last_error, reservation,
   driver_info and driver_internal_info redacted, the owner does not;
 * a project admin creates nodes owned by its project only;
@@ -575,3 +580,70 @@ def test_drivers_are_for_system_scope(env):
                         headers=SYSTEM_READER).status_int == 200, path
         resp = env.call('GET', path, headers=PERSONAS['owner_admin'])
         assert resp.status_int == 403, path
+
+
+# What a node's driver does beyond power and provisioning: Ironic 39's
+# rule of each (rbac_defaults/test_nodes.py pins them on Ironic).
+EXTENSIONS = {
+    'get_console': ('GET', '/states/console', None, 200),
+    'set_console': ('PUT', '/states/console', {'enabled': True}, 202),
+    'get_indicator': ('GET', '/management/indicators/led@system', None,
+                      200),
+    'set_raid': ('PUT', '/states/raid', {}, 204),
+    'get_boot_device': ('GET', '/management/boot_device', None, 200),
+    'set_boot_mode': ('PUT', '/states/boot_mode', {'target': 'uefi'},
+                      202),
+    'attach_vmedia': ('POST', '/vmedia', {'device_type': 'cdrom',
+                                          'image_url': 'http://i/x'}, 204),
+    # The fake management interface has none to show: a 400 once allowed.
+    'get_vmedia': ('GET', '/vmedia', None, 400),
+    'vendor_methods': ('GET', '/vendor_passthru/methods', None, 200),
+}
+_MEMBERS = {'system_admin', 'system_member', 'owner_admin', 'owner_member'}
+EXTENSION_ALLOWED = {
+    'get_console': _MEMBERS,
+    'set_console': _MEMBERS,
+    'get_indicator': {'system_admin', 'system_member', 'system_reader',
+                      'owner_admin', 'owner_member', 'owner_reader',
+                      'lessee_admin', 'lessee_member', 'lessee_reader'},
+    'set_raid': _MEMBERS,
+    'get_boot_device': {'system_admin', 'system_member', 'owner_admin'},
+    'set_boot_mode': _MEMBERS | {'lessee_admin', 'lessee_member'},
+    'attach_vmedia': _MEMBERS | {'lessee_admin', 'lessee_member'},
+    'get_vmedia': _MEMBERS | {'system_reader', 'owner_reader',
+                              'lessee_admin', 'lessee_member',
+                              'lessee_reader'},
+    'vendor_methods': {'system_admin'},
+}
+
+
+def _extension_cases():
+    for action, allowed in EXTENSION_ALLOWED.items():
+        for persona in ALLOWED:
+            yield persona, action, (EXTENSIONS[action][3]
+                                    if persona in allowed else 403)
+
+
+@pytest.mark.parametrize('persona,action,status', list(_extension_cases()))
+def test_node_extension_actions(env, persona, action, status):
+    method, suffix, body, _ok = EXTENSIONS[action]
+    node = 'leased' if persona.startswith('lessee') else 'owned'
+    resp = env.call(method, '/v1/nodes/%s%s' % (node, suffix), body,
+                    headers=PERSONAS[persona])
+    assert resp.status_int == status, resp.text
+    if status == 403:
+        assert message(resp).startswith(
+            'Access was denied to the following resource: baremetal:node:')
+
+
+def test_legacy_console_path_has_the_same_rule(env):
+    # rbac_defaults' test_reader_cannot_get_console asks for it so.
+    node = db_nodes.get(env.ctx, 'owned')
+    resp = env.call('GET', '/v1/nodes/states/console/' + node.uuid,
+                    headers=SYSTEM_READER)
+    assert resp.status_int == 403
+    assert message(resp) == ('Access was denied to the following '
+                             'resource: baremetal:node:get_console')
+    resp = env.call('GET', '/v1/nodes/states/console/' + node.uuid,
+                    headers=SYSTEM_MEMBER)
+    assert resp.json == {'console_enabled': False, 'console_info': None}
