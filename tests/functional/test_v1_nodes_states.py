@@ -182,6 +182,19 @@ def test_inspection_with_the_fake_inspect_interface(database):
     assert node['inspection_finished_at'] is None
 
 
+def test_inspection_needs_an_inspect_interface(database):
+    node = api.create(name='ni', inspect_interface='no-inspect')
+    assert provision('ni', 'manage').status_int == 202
+    resp = provision('ni', 'inspect')
+    assert resp.status_int == 400
+    assert message(resp) == ('Driver fake-hardware does not support '
+                             'inspect (disabled or not implemented).')
+    doc = show('ni')
+    assert (doc['provision_state'], doc['inspection_finished_at']) == (
+        'manageable', None)
+    assert node['uuid'] == doc['uuid']
+
+
 def test_rebuild(database):
     api.available(name='r', instance_info={'image_source': 'img'})
     assert provision('r', 'active').status_int == 202

@@ -23,6 +23,7 @@ from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from allocsvc.common import exception
+from allocsvc.common import fake_driver
 from allocsvc.common import hardware
 from allocsvc.common import states
 from allocsvc.db import api as db_api
@@ -333,7 +334,8 @@ def provision(context, node_id, verb, locker, configdrive=None):
       checked before the node's state, as Ironic's conductor does;
     * ``active`` and ``rebuild`` keep the node's instance and allocation
       (and store ``configdrive`` in ``instance_info``, as Ironic does);
-    * ``inspect`` records when inspection finished;
+    * ``inspect`` records when inspection finished; UnsupportedDriver-
+      Extension (400) for a node whose inspect interface is ``no-*``;
     * ``deleted`` (tear down) clears ``instance_uuid`` and
       ``instance_info`` and deletes the node's allocation.
     """
@@ -362,6 +364,10 @@ def _provision(context, node_id, verb, host, configdrive):
     except states.InvalidTransition:
         raise exception.InvalidStateRequested(verb, node.uuid,
                                               node.provision_state)
+    if event == states.INSPECT and \
+            not fake_driver.supports(node.inspect_interface):
+        # Ironic's conductor validates the inspect interface first.
+        raise fake_driver.unsupported(node.driver, 'inspect')
     if node.retired and path[-1][0] == states.AVAILABLE:
         # A retired node is never made available again: once cleaned it
         # rests in manageable (Ironic's), the machine's way there.
