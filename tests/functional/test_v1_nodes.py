@@ -284,8 +284,7 @@ def test_show_errors(database):
         'Node nope could not be found.')
     resp = call('GET', '/v1/nodes/ba!na!na')
     assert resp.status_int == 400
-    assert message(resp) == ('Expected a logical name or UUID but received '
-                             'ba!na!na.')
+    assert message(resp) == 'Expected UUID or name for node: ba!na!na'
     create(name='old')
     # Before 1.5 there were no names: not found.
     assert call('GET', '/v1/nodes/old', version='1.4').status_int == 404
@@ -765,5 +764,7 @@ def test_trailing_slashes_and_bad_idents(database):
     assert call('GET', '/v1/nodes/n1/').json['name'] == 'n1'
     resp = call('GET', '/v1/nodes/ba!na!na/states')
     assert resp.status_int == 400
-    assert message(resp) == ('Expected a logical name or UUID but received '
-                             'ba!na!na.')
+    assert message(resp) == ('Expected UUID or name for node_ident: '
+                             'ba!na!na')
+    resp = call('GET', '/v1/nodes/ba!na!na/traits')
+    assert message(resp) == 'Expected UUID or name for node: ba!na!na'

@@ -95,12 +95,16 @@ FAULTS = ('power failure', 'clean failure', 'rescue abort failure',
 _PAGING = ('limit', 'marker', 'sort_key', 'sort_dir')
 
 
-def _check_ident(ident):
-    """As Ironic: a node's ident is checked before anything else."""
-    try:
-        utils.check_ident(ident)
-    except utils.BadRequest as exc:
-        raise webob.exc.HTTPBadRequest(detail=exc.message)
+def _valid_ident(ident):
+    return utils.is_uuid(ident) or utils.is_valid_logical_name(ident)
+
+
+def _check_ident(ident, name='node'):
+    """As Ironic: a node's ident is checked before anything else, with
+    its words for the argument ``name``."""
+    if not _valid_ident(ident):
+        raise webob.exc.HTTPBadRequest(
+            detail='Expected UUID or name for %s: %s' % (name, ident))
 
 
 class NodesController:
@@ -119,6 +123,12 @@ class NodesController:
                 return remainder, []
         elif ident in node_paths.SUBRESOURCES:
             raise webob.exc.HTTPNotFound()
+        if remainder and remainder[0] in node_paths.LEGACY_ROOTS and \
+                not _valid_ident(ident):
+            # Ironic's states, management... resources check the node
+            # themselves, as their argument node_ident.
+            return node_paths.Refusal('Expected UUID or name for '
+                                      'node_ident: %s' % ident), []
         _check_ident(ident)
         node = NodeController(ident)
         if remainder:
