@@ -154,3 +154,20 @@ def test_nothing_below_states_and_management(node):
     for method in ('GET', 'PUT'):
         assert call(method, '/v1/nodes/n/management/nope',
                     {}).status_int == 405
+
+
+def test_an_ident_is_checked_as_ironic_checks_it(database):
+    # The path takes any name; what it means depends on the version
+    # (TestDriverVendorPassthruMicroversions asks at 1.1).
+    path = '/v1/nodes/fake_node/vendor_passthru/methods'
+    resp = call('GET', path, version='1.1')
+    assert resp.status_int == 404
+    assert message(resp) == 'Node fake_node could not be found.'
+    resp = call('GET', path, version='1.6')
+    assert resp.status_int == 400
+    assert message(resp) == ('Expected a logical name or UUID but received '
+                             'fake_node.')
+    resp = call('GET', '/v1/nodes/fake node/states')
+    assert resp.status_int == 400
+    assert message(resp) == ('Expected UUID or name for node_ident: '
+                             'fake node')

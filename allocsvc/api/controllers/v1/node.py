@@ -96,7 +96,9 @@ _PAGING = ('limit', 'marker', 'sort_key', 'sort_dir')
 
 
 def _valid_ident(ident):
-    return utils.is_uuid(ident) or utils.is_valid_logical_name(ident)
+    # Whatever the version: below 1.5 a name is then not found, below
+    # 1.10 one that is no host name a 400 (node_common.get_node).
+    return utils.is_uuid(ident) or utils.is_name_syntax(ident)
 
 
 def _check_ident(ident, name='node'):

@@ -91,6 +91,14 @@ def is_valid_logical_name(name):
     return all(_HOSTNAME_LABEL_RE.match(label.lower()) for label in labels)
 
 
+def is_name_syntax(name):
+    """Whether ``name`` may be a logical name at some version (RFC 3986
+    unreserved characters, at most 255): what Ironic's routing checks of
+    an ident before the request's version is looked at."""
+    return (isinstance(name, str) and len(name) <= NAME_MAX_LENGTH and
+            bool(_NAME_RE.match(name)))
+
+
 def is_uuid(value):
     """Whether ``value`` is a UUID this API takes: uuid-like for
     oslo.utils (32 hex digits, dashes anywhere) in at most 36
