@@ -26,6 +26,7 @@ from allocsvc.api.controllers.v1 import driver as v1_driver
 from allocsvc.api.controllers.v1 import hooks
 from allocsvc.api.controllers.v1 import node as v1_node
 from allocsvc.api.controllers.v1 import node_extras as v1_node_extras
+from allocsvc.api.controllers.v1 import node_paths as v1_node_paths
 from allocsvc.api.controllers.v1 import node_states as v1_node_states
 from allocsvc.api.controllers.v1 import node_traits as v1_node_traits
 from allocsvc.api.controllers.v1 import port as v1_port
@@ -98,6 +99,7 @@ _CONTROLLER_CLASSES = (
     v1_chassis.ChassisController, v1_chassis.OneChassisController,
     v1_conductor.ConductorsController, v1_conductor.ConductorController,
     v1_node.NodesController, v1_node.NodeController, v1_node.MalformedURI,
+    v1_node_paths.ExtraSegments, v1_node_paths.Refusal,
     v1_node_states.NodeStatesController,
     v1_node_states.NodePowerStateController,
     v1_node_states.NodeProvisionStateController,

@@ -1,6 +1,8 @@
 """oslo.policy defaults of the bare-metal API (``/v1``): Ironic's rule
 names and secure-RBAC check strings, for the parts of Ironic's API that
-allocsvc serves.
+allocsvc serves. Each rule's check string, scope types and deprecated
+(legacy) check string are Ironic 39's, so that a policy file written for
+Ironic means the same here.
 
 Who may do what by default:
 
@@ -88,6 +90,7 @@ ALLOCATION_CREATOR = _any(SYSTEM_MEMBER, 'role:member')
 API_READER = '(role:reader) or (role:service)'
 
 BOTH_SCOPES = ['system', 'project']
+SYSTEM_ONLY = ['system']
 
 _LEGACY = ('The bare-metal API now knows system scope and the reader, '
            'member and admin roles; the legacy rule (an admin role, or the '
@@ -164,7 +167,7 @@ _A1 = '/allocations/{allocation_ident}'
 _PATCH = [('PATCH', _N1)]
 
 
-def _field_rule(name, check_str, field, legacy='rule:baremetal:node:update',
+def _field_rule(name, check_str, field, legacy=LEGACY_ADMIN,
                 scope_types=BOTH_SCOPES):
     return _rule(name, check_str, 'Change the %s of a node (PATCH).' % field,
                  _PATCH, legacy, scope_types)
@@ -205,6 +208,8 @@ _node_rules = [
     _shown_rule('baremetal:node:get:last_error', 'last_error'),
     _shown_rule('baremetal:node:get:reservation', 'reservation'),
     _shown_rule('baremetal:node:get:driver_info', 'driver_info'),
+    _shown_rule('baremetal:node:get:driver_internal_info',
+                'driver_internal_info'),
     _field_rule('baremetal:node:update:driver_info',
                 SYSTEM_MEMBER_OR_OWNER_MEMBER, 'driver_info'),
     _field_rule('baremetal:node:update:properties',
@@ -225,10 +230,16 @@ _node_rules = [
     _field_rule('baremetal:node:update:network_data',
                 SYSTEM_MEMBER_OR_OWNER_MEMBER, 'network_data'),
     _field_rule('baremetal:node:update:chassis_uuid', SYSTEM_ADMIN,
-                'chassis_uuid', legacy=LEGACY_ADMIN),
+                'chassis_uuid'),
+    _field_rule('baremetal:node:update:shard', SYSTEM_ADMIN, 'shard',
+                legacy=None),
+    _field_rule('baremetal:node:update:parent_node', SYSTEM_MEMBER,
+                'parent_node', legacy=None),
+    _field_rule('baremetal:node:update:disable_power_off', SYSTEM_ADMIN,
+                'disable_power_off', legacy=None),
     _rule('baremetal:shards:get', SYSTEM_READER,
           'List the shards of nodes and how many nodes each has.',
-          [('GET', '/shards')], LEGACY_READER),
+          [('GET', '/shards')]),
     _rule('baremetal:node:validate', SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
           'Validate the driver interfaces of a node.',
           [('GET', _N1 + '/validate'), ('GET', _N + '/validate')],
@@ -250,7 +261,7 @@ _node_rules = [
           scope_types=['system']),
     _rule('baremetal:node:disable_cleaning', SYSTEM_ADMIN,
           'Set automated_clean of a node to false (PATCH).', _PATCH,
-          'rule:baremetal:node:update', scope_types=['system']),
+          'rule:baremetal:node:update'),
     _rule('baremetal:node:delete', SYSTEM_ADMIN, 'Delete a node.',
           [('DELETE', _N1)], LEGACY_ADMIN),
     _rule('baremetal:node:delete:self_owned_node', PROJECT_ADMIN,
@@ -290,54 +301,48 @@ _node_rules = [
 # What a node's driver does beyond power and provisioning: boot device,
 # VIFs, console, RAID, BIOS, firmware, inventory, history, children.
 _node_extension_rules = [
-    _rule('baremetal:node:get_boot_device',
-          SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+    _rule('baremetal:node:get_boot_device', SYSTEM_MEMBER_OR_OWNER_ADMIN,
           'Show the boot device of a node, or the ones it supports.',
           [('GET', _N1 + '/management/boot_device'),
            ('GET', _N1 + '/management/boot_device/supported')],
-          LEGACY_ADMIN),
-    _rule('baremetal:node:set_boot_device',
-          SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+          LEGACY_READER),
+    _rule('baremetal:node:set_boot_device', SYSTEM_MEMBER_OR_OWNER_ADMIN,
           'Set the boot device of a node.',
           [('PUT', _N1 + '/management/boot_device')], LEGACY_ADMIN),
     _rule('baremetal:node:inject_nmi', SYSTEM_MEMBER_OR_OWNER_ADMIN,
           'Inject a non-maskable interrupt into a node.',
           [('PUT', _N1 + '/management/inject_nmi')], LEGACY_ADMIN),
-    _rule('baremetal:node:get_indicator_state',
-          SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+    _rule('baremetal:node:get_indicator_state', SYSTEM_OR_PROJECT_READER,
           'List the indicators of a node, or show the state of one.',
           [('GET', _N1 + '/management/indicators'),
            ('GET', _N1 + '/management/indicators/{indicator}')],
           LEGACY_READER),
     _rule('baremetal:node:set_indicator_state',
-          SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+          SYSTEM_MEMBER_OR_OWNER_MEMBER,
           'Change the state of an indicator of a node.',
           [('PUT', _N1 + '/management/indicators/{indicator}')],
           LEGACY_ADMIN),
-    _rule('baremetal:node:set_boot_mode',
-          SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+    _rule('baremetal:node:set_boot_mode', SYSTEM_OR_PROJECT_MEMBER,
           'Change the boot mode of a node.',
           [('PUT', _N1 + '/states/boot_mode')], LEGACY_ADMIN),
-    _rule('baremetal:node:set_secure_boot',
-          SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+    _rule('baremetal:node:set_secure_boot', SYSTEM_OR_PROJECT_MEMBER,
           'Turn the secure boot of a node on or off.',
           [('PUT', _N1 + '/states/secure_boot')], LEGACY_ADMIN),
-    _rule('baremetal:node:vendor_passthru', _any(SYSTEM_ADMIN,
-                                                 SYSTEM_SERVICE),
+    _rule('baremetal:node:vendor_passthru', SYSTEM_ADMIN,
           'Call a vendor method of a node, or list them.',
           [('GET', _N1 + '/vendor_passthru/methods'),
            ('POST', _N1 + '/vendor_passthru')], LEGACY_ADMIN),
-    _rule('baremetal:node:vmedia:attach',
-          SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
-          'Attach virtual media to a node.', [('POST', _N1 + '/vmedia')],
-          LEGACY_ADMIN),
-    _rule('baremetal:node:vmedia:detach',
-          SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+    _rule('baremetal:node:vmedia:attach', SYSTEM_OR_PROJECT_MEMBER,
+          'Attach virtual media to a node.', [('POST', _N1 + '/vmedia')]),
+    _rule('baremetal:node:vmedia:detach', SYSTEM_OR_PROJECT_MEMBER,
           'Detach virtual media from a node.',
-          [('DELETE', _N1 + '/vmedia')], LEGACY_ADMIN),
+          [('DELETE', _N1 + '/vmedia')]),
+    _rule('baremetal:node:vmedia:get', SYSTEM_OR_PROJECT_READER,
+          'Show the virtual media attached to a node.',
+          [('GET', _N1 + '/vmedia')]),
     _rule('baremetal:node:vif:list', SYSTEM_OR_PROJECT_READER,
           'List the VIFs attached to a node.', [('GET', _N1 + '/vifs')],
-          LEGACY_READER),
+          LEGACY_ADMIN),
     _rule('baremetal:node:vif:attach',
           SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
           'Attach a VIF to a node.', [('POST', _N1 + '/vifs')],
@@ -346,12 +351,11 @@ _node_extension_rules = [
           SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
           'Detach a VIF from a node.',
           [('DELETE', _N1 + '/vifs/{vif_ident}')], LEGACY_ADMIN),
-    _rule('baremetal:node:get_console',
-          SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+    _rule('baremetal:node:get_console', SYSTEM_MEMBER_OR_OWNER_MEMBER,
           'Show the console of a node.', [('GET', _N1 + '/states/console')],
           LEGACY_ADMIN),
     _rule('baremetal:node:set_console_state',
-          SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+          SYSTEM_MEMBER_OR_OWNER_MEMBER,
           'Enable or disable the console of a node.',
           [('PUT', _N1 + '/states/console')], LEGACY_ADMIN),
     _rule('baremetal:node:set_raid_state', SYSTEM_MEMBER_OR_OWNER_MEMBER,
@@ -363,7 +367,7 @@ _node_extension_rules = [
           LEGACY_READER),
     _rule('baremetal:node:firmware:get', SYSTEM_OR_PROJECT_READER,
           'Show the firmware components of a node.',
-          [('GET', _N1 + '/firmware')], LEGACY_READER),
+          [('GET', _N1 + '/firmware')]),
     _rule('baremetal:node:inventory:get', SYSTEM_OR_OWNER_READER,
           'Show the inventory inspection found on a node.',
           [('GET', _N1 + '/inventory')], LEGACY_READER),
@@ -381,21 +385,21 @@ _other_rules = [
     _rule('baremetal:driver:get', SYSTEM_READER,
           'List and show drivers (hardware types).',
           [('GET', '/drivers'), ('GET', '/drivers/{driver_name}')],
-          LEGACY_READER),
+          LEGACY_READER, scope_types=SYSTEM_ONLY),
     _rule('baremetal:driver:get_properties', SYSTEM_READER,
           'Show the node properties a driver reads.',
-          [('GET', '/drivers/{driver_name}/properties')], LEGACY_READER),
-    _rule('baremetal:driver:vendor_passthru', _any(SYSTEM_ADMIN,
-                                                   SYSTEM_SERVICE),
+          [('GET', '/drivers/{driver_name}/properties')], LEGACY_READER,
+          scope_types=SYSTEM_ONLY),
+    _rule('baremetal:driver:vendor_passthru', SYSTEM_ADMIN,
           'Call a driver-wide vendor method, or list them.',
           [('GET', '/drivers/{driver_name}/vendor_passthru/methods'),
            ('POST', '/drivers/{driver_name}/vendor_passthru')],
-          LEGACY_ADMIN),
+          LEGACY_ADMIN, scope_types=SYSTEM_ONLY),
     _rule('baremetal:driver:get_raid_logical_disk_properties',
           SYSTEM_READER, 'Show the RAID logical disk properties a driver '
           'takes.',
           [('GET', '/drivers/{driver_name}/raid/logical_disk_properties')],
-          LEGACY_READER),
+          LEGACY_READER, scope_types=SYSTEM_ONLY),
     _rule('baremetal:allocation:get', ALLOCATION_READER,
           'Show an allocation. A caller without it is told that the '
           'allocation does not exist.',
@@ -430,9 +434,11 @@ _other_rules = [
 ]
 
 
-def _port_rules(kind, collection):
+def _port_rules(kind, collection, list_legacy=None):
     """Ironic's rules of ports or port groups (``kind``), whose target
-    is the node they belong to."""
+    is the node they belong to. ``list_legacy``: the legacy rule of
+    listing them (Ironic's differs between the two)."""
+    list_legacy = list_legacy or 'rule:baremetal:%s:get' % kind
     many = '/' + collection
     one = '%s/{%s_ident}' % (many, kind)
     under_node = _N1 + many
@@ -445,11 +451,11 @@ def _port_rules(kind, collection):
               'owns or leases.' % collection,
               [('GET', many), ('GET', many + '/detail'),
                ('GET', under_node), ('GET', under_node + '/detail')],
-              'rule:baremetal:%s:get' % kind),
+              list_legacy),
         _rule('baremetal:%s:list_all' % kind, SYSTEM_READER,
               'List the %s of every project.' % collection,
               [('GET', many), ('GET', many + '/detail')],
-              'rule:baremetal:%s:get' % kind),
+              list_legacy),
         _rule('baremetal:%s:create' % kind, SYSTEM_ADMIN_OR_OWNER_ADMIN,
               'Create a %s.' % kind, [('POST', many)], LEGACY_ADMIN),
         _rule('baremetal:%s:update' % kind, SYSTEM_MEMBER_OR_OWNER_ADMIN,
@@ -481,5 +487,6 @@ _chassis_rules = [
 def list_rules():
     return (_base_rules + _node_rules + _node_extension_rules +
             _port_rules('port', 'ports') +
-            _port_rules('portgroup', 'portgroups') + _chassis_rules +
+            _port_rules('portgroup', 'portgroups', LEGACY_READER) +
+            _chassis_rules +
             _other_rules)

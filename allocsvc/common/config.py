@@ -333,7 +333,10 @@ conductor_opts = [
                          'conductor.'),
                  ('1.2', 'Conductors also write ports and port groups, '
                          'validate node interfaces (/validate) and reset '
-                         'them on a driver change (reset_interfaces).')],
+                         'them on a driver change (reset_interfaces).'),
+                 ('1.3', 'Conductors also enable and disable consoles, '
+                         'keep target RAID configurations and take boot '
+                         'mode, secure boot and virtual media requests.')],
         help='The newest conductor RPC API version the API may send to '
              'the conductors; unset, the newest it knows. Upgrade the '
              'conductors first, then the API processes: a conductor '

@@ -23,13 +23,18 @@ driver finishes it with ``done`` (or ``fail``)::
     enroll      --manage--> verifying  --done--> manageable  (fail: enroll)
     manageable  --provide-> cleaning   --done--> available   (fail: clean
                                                               failed)
+    manageable  --inspect-> inspecting --done--> manageable  (fail: inspect
+                                                              failed)
     available   --manage--> manageable
     available   --deploy--> deploying  --done--> active      (fail: deploy
                                                               failed)
+    active      --rebuild-> deploying
     active      --deleted-> deleting   --done--> cleaning -> available
                                                  (fail: error)
-    clean failed --manage-> manageable
+    clean failed / inspect failed --manage--> manageable
+    inspect failed --inspect--> inspecting
     deploy failed / error --deleted--> deleting
+    deploy failed / error --rebuild--> deploying
 
 The ``fake-hardware`` driver completes each step at once:
 ``node_settle`` gives the stable state that reaches.
@@ -63,6 +68,8 @@ CLEANFAIL = 'clean failed'
 AVAILABLE = 'available'
 DEPLOYING = 'deploying'
 DEPLOYFAIL = 'deploy failed'
+INSPECTING = 'inspecting'
+INSPECTFAIL = 'inspect failed'
 # ACTIVE = 'active' (shared with the allocation state of the same name)
 DELETING = 'deleting'
 # ERROR = 'error' (likewise shared)
@@ -73,25 +80,29 @@ NODE_INITIAL = ENROLL
 MANAGE = 'manage'
 PROVIDE = 'provide'
 DEPLOY = 'deploy'
+REBUILD = 'rebuild'
+INSPECT = 'inspect'
 DELETED = 'deleted'
 DONE = 'done'
 
 # API provision verb -> event.
 PROVISION_VERBS = {'manage': MANAGE, 'provide': PROVIDE,
-                   'active': DEPLOY, 'deleted': DELETED}
+                   'active': DEPLOY, 'rebuild': REBUILD, 'inspect': INSPECT,
+                   'deleted': DELETED}
 
 # Transient state -> the stable state it heads for (target_provision_state).
 _TARGETS = {VERIFYING: MANAGEABLE, CLEANING: AVAILABLE,
-            DEPLOYING: ACTIVE, DELETING: AVAILABLE}
+            INSPECTING: MANAGEABLE, DEPLOYING: ACTIVE, DELETING: AVAILABLE}
 
 STABLE_STATES = (ENROLL, MANAGEABLE, AVAILABLE, ACTIVE)
-FAILURE_STATES = (CLEANFAIL, DEPLOYFAIL, ERROR)
+FAILURE_STATES = (CLEANFAIL, INSPECTFAIL, DEPLOYFAIL, ERROR)
 NODE_STATES = STABLE_STATES + FAILURE_STATES + tuple(_TARGETS)
 
 # Where a node's fields (and an allocation's instance_uuid) may change
 # while a provisioning action is in flight, as Ironic's UPDATE_ALLOWED.
 UPDATE_ALLOWED_STATES = (ENROLL, MANAGEABLE, AVAILABLE, VERIFYING,
-                         CLEANFAIL, DEPLOYFAIL, ERROR)
+                         INSPECTING, INSPECTFAIL, CLEANFAIL, DEPLOYFAIL,
+                         ERROR)
 # Where a node out of maintenance may always be deleted (``available``
 # too, unless [conductor] allow_deleting_available_nodes is off).
 DELETE_ALLOWED_STATES = (ENROLL, MANAGEABLE)
@@ -150,15 +161,23 @@ _NODE_MACHINE = _build(
      (CLEANING, DONE, AVAILABLE),
      (CLEANING, FAIL, CLEANFAIL),
      (CLEANFAIL, MANAGE, MANAGEABLE),
+     (MANAGEABLE, INSPECT, INSPECTING),
+     (INSPECTING, DONE, MANAGEABLE),
+     (INSPECTING, FAIL, INSPECTFAIL),
+     (INSPECTFAIL, MANAGE, MANAGEABLE),
+     (INSPECTFAIL, INSPECT, INSPECTING),
      (AVAILABLE, MANAGE, MANAGEABLE),
      (AVAILABLE, DEPLOY, DEPLOYING),
      (DEPLOYING, DONE, ACTIVE),
      (DEPLOYING, FAIL, DEPLOYFAIL),
      (DEPLOYFAIL, DEPLOY, DEPLOYING),
+     (DEPLOYFAIL, REBUILD, DEPLOYING),
      (DEPLOYFAIL, DELETED, DELETING),
+     (ACTIVE, REBUILD, DEPLOYING),
      (ACTIVE, DELETED, DELETING),
      (DELETING, DONE, CLEANING),
      (DELETING, FAIL, ERROR),
+     (ERROR, REBUILD, DEPLOYING),
      (ERROR, DELETED, DELETING)])
 
 

@@ -40,6 +40,7 @@ from allocsvc.common import hardware
 from allocsvc.common import rpc
 from allocsvc.conductor import allocations
 from allocsvc.conductor import backends
+from allocsvc.conductor import node_actions
 from allocsvc.db.baremetal import allocations as db_allocations
 from allocsvc.db.baremetal import port_rules
 from allocsvc.db.baremetal import provisioning
@@ -56,9 +57,12 @@ LOG = logging.getLogger(__name__)
 #              update_portgroup, destroy_portgroup,
 #              validate_driver_interfaces, vif_attach, vif_detach
 #              (calls); update_node's reset_interfaces
-# Version 1.3: create_node's values and update_node's changes may name the
-#              node's chassis (chassis_uuid)
-RPC_API_VERSION = '1.3'
+# Version 1.3: set_console_mode, set_target_raid_config,
+#              change_node_boot_mode, change_node_secure_boot,
+#              attach_virtual_media, detach_virtual_media (calls;
+#              node_actions); create_node's values and update_node's
+#              changes may name the node's chassis (chassis_uuid)
+RPC_API_VERSION = node_actions.VERSION
 
 # What PATCH /v1/allocations/{ident} may change.
 ALLOCATION_CHANGES = frozenset(('name', 'extra'))
@@ -74,9 +78,10 @@ def _worker_context(context=None):
                               global_request_id=request_id)
 
 
-class ConductorManager:
+class ConductorManager(node_actions.NodeActions):
     """The RPC endpoint of conductor ``host`` (database id
-    ``conductor_id``)."""
+    ``conductor_id``); a node's console, RAID and management changes are
+    ``node_actions``'."""
 
     target = messaging.Target(version=RPC_API_VERSION)
 
@@ -131,6 +136,10 @@ class ConductorManager:
             options.node_locked_retry_interval, backend=self.backend)
 
     # -- the bare-metal API's writes (1.1) -----------------------------------
+
+    @staticmethod
+    def _worker_context(context):
+        return _worker_context(context)
 
     def _locker(self):
         """This conductor as the holder of node locks for API requests,

@@ -46,6 +46,7 @@ from allocsvc import objects
 from allocsvc.common import exception
 from allocsvc.common import rpc
 from allocsvc.conductor import hash_ring
+from allocsvc.conductor import node_actions
 
 LOG = logging.getLogger(__name__)
 
@@ -64,9 +65,10 @@ BROKER_DOWN = (messaging.MessageDeliveryFailure, kombu.exceptions.KombuError,
 ALIVE_CACHE_S = 1.0
 
 
-class ConductorAPI:
+class ConductorAPI(node_actions.NodeActionsAPI):
     """Client of the conductors, on ``transport`` (default: the one of
-    ``conf``)."""
+    ``conf``); the calls of a node's console, RAID and management changes
+    are ``node_actions``'."""
 
     # 1.0: create_allocation (cast), backfill_allocation (call)
     # 1.1: destroy_allocation, update_allocation, create_node,
@@ -77,9 +79,12 @@ class ConductorAPI:
     #      update_portgroup, destroy_portgroup,
     #      validate_driver_interfaces, vif_attach, vif_detach (calls);
     #      update_node's reset_interfaces
-    # 1.3: create_node's values and update_node's changes may name the
-    #      node's chassis (chassis_uuid)
-    RPC_API_VERSION = '1.3'
+    # 1.3: set_console_mode, set_target_raid_config, change_node_boot_mode,
+    #      change_node_secure_boot, attach_virtual_media,
+    #      detach_virtual_media (calls; node_actions); create_node's values
+    #      and update_node's changes may name the node's chassis
+    #      (chassis_uuid)
+    RPC_API_VERSION = node_actions.VERSION
 
     def __init__(self, conf, transport=None):
         objects.register_all()

@@ -109,11 +109,21 @@ NODE_CALLS = [
     ('add_node_trait', {'trait': 'CUSTOM_A'}),
     ('remove_node_traits', {}),
 ]
+# ... and the 1.3 ones (node_actions).
+NODE_ACTION_CALLS = [
+    ('set_console_mode', {'enabled': True}),
+    ('set_target_raid_config', {'target_raid_config': {
+        'logical_disks': [{'size_gb': 10, 'raid_level': '1'}]}}),
+    ('change_node_boot_mode', {'target': 'uefi'}),
+    ('change_node_secure_boot', {'target': True}),
+    ('attach_virtual_media', {'device_type': 'cdrom'}),
+    ('detach_virtual_media', {'device_types': ['cdrom']}),
+]
 
 
 # -- every node method -------------------------------------------------------
 
-@pytest.mark.parametrize('method, kwargs', NODE_CALLS)
+@pytest.mark.parametrize('method, kwargs', NODE_CALLS + NODE_ACTION_CALLS)
 def test_node_lock_is_the_conductors_and_released(harness, held, method,
                                                   kwargs):
     node = _manageable(harness)
@@ -124,7 +134,7 @@ def test_node_lock_is_the_conductors_and_released(harness, held, method,
         assert _fresh(harness, node).reservation is None
 
 
-@pytest.mark.parametrize('method, kwargs', NODE_CALLS)
+@pytest.mark.parametrize('method, kwargs', NODE_CALLS + NODE_ACTION_CALLS)
 def test_node_locked_by_another_holder_is_409(harness, method, kwargs):
     node = _manageable(harness, traits=['CUSTOM_B'])
     obj = _node_object(harness, node)
@@ -143,7 +153,7 @@ def test_node_locked_by_another_holder_is_409(harness, method, kwargs):
         None, False, states.POWER_OFF, states.MANAGEABLE, ['CUSTOM_B'])
 
 
-@pytest.mark.parametrize('method, kwargs', NODE_CALLS)
+@pytest.mark.parametrize('method, kwargs', NODE_CALLS + NODE_ACTION_CALLS)
 def test_unknown_node_is_404(harness, method, kwargs):
     node = _manageable(harness)
     obj = _node_object(harness, node)
@@ -700,6 +710,58 @@ def test_client_capped_at_1_2_refuses_node_writes_naming_a_chassis(
     assert info.value.status == 400
     assert str(info.value) == ('Chassis 11111111-2222-3333-4444-555555555555 '
                                'could not be found.')
+
+
+def test_node_actions(harness):
+    # 1.3: what fake-hardware's interfaces leave on the node.
+    node = harness.node('n')
+    obj = _node_object(harness, node)
+    done = harness.rpcapi.set_console_mode(harness.context, obj, True)
+    assert isinstance(done, objects.Node) and done.console_enabled is True
+    config = {'logical_disks': [{'size_gb': 10, 'raid_level': '1'}]}
+    done = harness.rpcapi.set_target_raid_config(harness.context, obj,
+                                                 config)
+    assert done.target_raid_config == config
+    with pytest.raises(exception.InvalidParameterValue) as info:
+        harness.rpcapi.set_target_raid_config(
+            harness.context, obj, {'logical_disks': []})
+    assert info.value.status == 400
+    assert str(info.value) == ('RAID config validation error: [] should '
+                               'be non-empty')
+    done = harness.rpcapi.change_node_boot_mode(harness.context, obj,
+                                                'bios')
+    assert done.last_error.startswith("Failed to change boot mode to 'bios")
+    assert done.boot_mode is None
+    done = harness.rpcapi.detach_virtual_media(harness.context, obj)
+    assert done.last_error.startswith('Could not detach device(s) None')
+    fresh = _fresh(harness, node)
+    assert (fresh.console_enabled, fresh.target_raid_config,
+            fresh.reservation) == (True, config, None)
+
+
+def test_node_actions_of_no_interfaces(harness):
+    node = harness.node('n', console_interface='no-console',
+                        raid_interface='no-raid')
+    obj = _node_object(harness, node)
+    with pytest.raises(exception.UnsupportedDriverExtension) as info:
+        harness.rpcapi.set_console_mode(harness.context, obj, True)
+    assert info.value.status == 400
+    with pytest.raises(exception.UnsupportedDriverExtension) as info:
+        harness.rpcapi.set_target_raid_config(
+            harness.context, obj,
+            {'logical_disks': [{'size_gb': 1, 'raid_level': '0'}]})
+    assert info.value.status == 404
+
+
+def test_client_capped_at_1_2_refuses_the_1_3_calls(harness, held):
+    node = harness.node('n')
+    obj = _node_object(harness, node)
+    capped = _capped(harness, '1.2')
+    with pytest.raises(exception.ConductorTooOld) as info:
+        capped.set_console_mode(harness.context, obj, True)
+    assert 'conductor RPC API 1.3' in str(info.value)
+    assert held == []
+    assert _fresh(harness, node).console_enabled is False
 
 
 def test_conductor_answers_1_0_messages(harness):

@@ -63,8 +63,11 @@ from allocsvc.api.controllers.v1 import node as v1_node
 from allocsvc.api.controllers.v1 import node_extras
 from allocsvc.api.controllers.v1 import node_management
 from allocsvc.api.controllers.v1 import node_schema
+from allocsvc.api.controllers.v1 import node_paths
 from allocsvc.api.controllers.v1 import node_states
+from allocsvc.api.controllers.v1 import node_states_extras
 from allocsvc.api.controllers.v1 import node_traits
+from allocsvc.api.controllers.v1 import node_vmedia
 from allocsvc.api.controllers.v1 import port as v1_port
 from allocsvc.api.controllers.v1 import port_schema
 from allocsvc.api.controllers.v1 import portgroup as v1_portgroup
@@ -680,12 +683,20 @@ V1_ROUTES = [
      node_management.VendorPassthruController),
     ('/v1/nodes/{node}/vendor_passthru/methods',
      node_management.VendorMethodsController),
-    ('/v1/nodes/{node}/states/console', node_management.ConsoleController),
-    ('/v1/nodes/{node}/states/raid', node_management.RaidController),
-    ('/v1/nodes/{node}/states/boot_mode', node_management.BootModeController),
+    ('/v1/nodes/{node}/states/console', node_states_extras.ConsoleController),
+    ('/v1/nodes/{node}/states/raid', node_states_extras.RaidController),
+    ('/v1/nodes/{node}/states/boot_mode',
+     node_states_extras.BootModeController),
     ('/v1/nodes/{node}/states/secure_boot',
-     node_management.SecureBootController),
-    ('/v1/nodes/{node}/vmedia', node_management.VmediaController),
+     node_states_extras.SecureBootController),
+    ('/v1/nodes/{node}/vmedia', node_vmedia.VmediaController),
+    # Ironic's other readings of node paths (node_paths).
+    ('/v1/nodes/{node}/{field}', node_paths.ExtraSegments),
+    ('/v1/nodes/states/console/{node}',
+     node_states_extras.ConsoleController),
+    ('/v1/nodes/management/indicators/{node}/{indicator}',
+     node_management.IndicatorController),
+    ('/v1/nodes/states', node_paths.Refusal),
     ('/v1/chassis', v1_chassis.ChassisController),
     ('/v1/chassis/detail', v1_chassis.ChassisController),
     ('/v1/chassis/{chassis}', v1_chassis.OneChassisController),
@@ -776,6 +787,26 @@ V1_BODIES = {
     ('/v1/nodes/{node}/states/console', 'PUT'): [{
         'type': 'object', 'required': ['enabled'],
         'properties': {'enabled': {'type': ['boolean', 'string']}}}],
+    ('/v1/nodes/{node}/states/raid', 'PUT'): [{
+        'type': 'object', 'required': ['logical_disks'],
+        'properties': {'logical_disks': {'type': 'array', 'items': {
+            'type': 'object', 'required': ['raid_level', 'size_gb'],
+            'properties': {
+                'raid_level': {'enum': ['0', '1', '5', 'JBOD', '7']},
+                'size_gb': {'type': ['integer', 'string']},
+                'is_root_volume': {'type': 'boolean'},
+                'physical_disks': {'type': 'array'},
+                'controller': _ANY_STR}}}}}],
+    ('/v1/nodes/{node}/vmedia', 'POST'): [{
+        'type': 'object', 'required': ['device_type', 'image_url'],
+        'properties': {'device_type': {'enum': ['cdrom', 'disk', 'tape']},
+                       'image_url': {'enum': ['http://x/i.iso', 'ftp://x',
+                                              'nfs://h/p', 'http://[x',
+                                              'x']},
+                       'image_download_source': {
+                           'enum': ['http', 'local', 'swift']}}}],
+    ('/v1/nodes/{node}/vendor_passthru', 'POST'): [{
+        'type': 'object', 'properties': {'bar': _ANY_STR}}],
 }
 
 _LISTING = [[('limit', '2')], [('limit', '1'), ('marker', '{first}')],
@@ -806,7 +837,9 @@ V1_QUERY_BASES = {
     '/v1/chassis/{chassis}': [[('fields', 'uuid,description,nodes')]],
     '/v1/chassis/{chassis}/nodes': _LISTING + [
         [('maintenance', 'false')], [('associated', 'true')]],
-    '/v1/nodes/{node}/vendor_passthru': [[('method', 'x')]],
+    '/v1/nodes/{node}/vendor_passthru': [[('method', 'x')],
+                                         [('method', 'third_method_sync')],
+                                         [('method', 'second_method')]],
 }
 
 V1_QUERY_NAMES = [
@@ -862,6 +895,7 @@ def _v1_seed():
         'indicator': ['led@system'],
         'thing': ['x'],
         'chassis': [chassis['uuid'], spare_chassis['uuid']],
+        'field': ['name', 'uuid,name', 'true', 'traits', 'nope'],
         SPARE: {'node': [spare['uuid'], 'fz-spare'],
                 'chassis': [spare_chassis['uuid']],
                 'allocation': ['fz-none'], 'port': ['fz-none'],

@@ -317,6 +317,7 @@ def test_v1_refuses_uuids_it_would_not_store_as_given(world):
             assert value in text
             assert text.startswith(('Expected a UUID but received',
                                     'Expected UUID for',
+                                    'Expected UUID or name for',
                                     'Expected a logical name or UUID'))
 
         _each(_uuid_cases(world, value), {}, check)

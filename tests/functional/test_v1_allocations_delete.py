@@ -11,9 +11,9 @@ Scenarios:
   finishes it afterwards cannot bring it back (its bind fails, the node
   stays free).
 * ``/v1/nodes/{ident}/allocation``: GET shows the same document as
-  ``/v1/allocations/{uuid}``; 404 without an allocation and for an
-  unknown node (the API specification's answer; Ironic's GET says 400);
-  POST and ``.../allocation/{x}`` are 405; version gate.
+  ``/v1/allocations/{uuid}``; 404 without an allocation; an unknown node
+  is Ironic's 400 for GET (it reads the node as a list filter) and 404
+  for DELETE; POST and ``.../allocation/{x}`` are 405; version gate.
 * Backfill through the conductor's own backfill code: 201 ``active``,
   defaults from the node; a mismatch is a 400 with no row left behind
   (Ironic: 500 and an ``error`` row); conflicts are 409.
@@ -239,10 +239,15 @@ def test_node_allocation_not_found(env):
     assert resp.status_int == 404
     assert message(resp) == 'Allocation for node bare was not found'
     assert env.call('DELETE', '/v1/nodes/bare/allocation').status_int == 404
-    for method in ('GET', 'DELETE'):
+    for method, status in (('GET', 400), ('DELETE', 404)):
         resp = env.call(method, '/v1/nodes/ghost/allocation')
-        assert resp.status_int == 404, method
+        assert resp.status_int == status, method
         assert message(resp) == 'Node ghost could not be found.'
+    resp = env.call('GET', '/v1/nodes/11111111-2222-3333-4444-555555555555'
+                           '/allocation')
+    assert resp.status_int == 400
+    assert message(resp) == ('Node 11111111-2222-3333-4444-555555555555 '
+                             'could not be found.')
     assert env.call('GET', '/v1/nodes/ba!na!na/allocation'
                     ).status_int == 400
 

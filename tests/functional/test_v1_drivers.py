@@ -147,9 +147,6 @@ def test_type_filter(env):
      'Could not find the following driver(s) or hardware type(s): ipmi.'),
     ('/v1/drivers/ipmi/properties', 'latest', 404,
      'Could not find the following driver(s) or hardware type(s): ipmi.'),
-    ('/v1/drivers/fake-hardware/raid/logical_disk_properties', 'latest',
-     404, 'Driver fake-hardware does not support raid (disabled or not '
-          'implemented).'),
     ('/v1/drivers/fake-hardware/raid/logical_disk_properties', '1.11',
      406, 'Request not acceptable.'),
     ('/v1/drivers/ipmi/raid/logical_disk_properties', 'latest', 404,
@@ -169,6 +166,37 @@ def test_properties(env):
     # The fake vendor interface's (Ironic's FakeVendorB).
     assert resp.json == {'B1': 'B1 description. Required.',
                          'B2': 'B2 description. Required.'}
+
+
+def test_raid_logical_disk_properties(env):
+    # TestDrivers.test_driver_logical_disk_properties: Ironic's text for
+    # each property its RAID schema has.
+    env.register('c')
+    resp = env.call('/v1/drivers/fake-hardware/raid/logical_disk_properties',
+                    version='1.12')
+    assert resp.status_int == 200
+    assert sorted(resp.json) == [
+        'controller', 'disk_type', 'interface_type', 'is_root_volume',
+        'number_of_physical_disks', 'physical_disks', 'raid_level',
+        'share_physical_disks', 'size_gb', 'volume_name']
+    assert resp.json['raid_level'] == (
+        "RAID level for the logical disk. Valid values are 'JBOD', '0', "
+        "'1', '2', '5', '6', '1+0', '5+0' and '6+0'. Required.")
+    assert resp.json['size_gb'] == (
+        "Size in GiB (Integer) for the logical disk. Use 'MAX' as size_gb "
+        "if this logical disk is supposed to use the rest of the space "
+        "available. Required.")
+
+
+def test_raid_logical_disk_properties_without_raid(database):
+    conf = conftest.make_conf()
+    conf.set_override('default_raid_interface', 'no-raid')
+    env = Env(database, conf)
+    env.register('c')
+    resp = env.call('/v1/drivers/fake-hardware/raid/logical_disk_properties')
+    assert resp.status_int == 404
+    assert message(resp) == ('Driver fake-hardware does not support raid '
+                             '(disabled or not implemented).')
 
 
 def test_properties_follow_the_default_interfaces(database):

@@ -180,7 +180,8 @@ def test_version_checked_below_v1_too(api):
 
 
 def test_unknown_path_is_404(api):
-    for path in ('/v1/nowhere', '/nowhere', '/v1/nodes/x/y'):
+    # (/v1/nodes/x/y would be the field y of node x, as in Ironic.)
+    for path in ('/v1/nowhere', '/nowhere', '/v1/nodes/ports/x'):
         resp = call(api, path, headers={IRONIC: 'latest'})
         assert resp.status_int == 404
         assert error(resp) == {'code': 404, 'title': 'Not Found',

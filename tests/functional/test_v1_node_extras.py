@@ -1,12 +1,17 @@
 """What a node's driver does beyond power and provisioning, on every
-database backend: boot device, VIFs, console, RAID, BIOS, firmware,
-inventory, history and children (``node_extras``).
+database backend: boot device, VIFs, console, RAID, boot mode, secure
+boot, vmedia, vendor methods, indicators, BIOS, firmware, inventory,
+history and children (``node_extras`` and the modules it hangs).
 
-Scenarios: each documented path answers at its version what Ironic
-answers for a fake-hardware node that keeps none of it (or its
-UnsupportedDriverExtension, with Ironic's status), never a 404 or 405
-there; before its version, a 404; bad input 400 with Ironic's messages;
-an unknown node 404; and nothing about the node changes.
+Scenarios: each documented path answers at its version what Ironic 39
+answers for a fake-hardware node with its fake interfaces: the console
+is enabled and disabled, a target RAID configuration is checked and
+kept, the fake vendor methods answer, and what the fake management
+interface cannot do is refused (NMI, indicators) or accepted and its
+failure left in ``last_error`` (boot mode, secure boot, vmedia); a
+``no-*`` interface refuses with Ironic's UnsupportedDriverExtension and
+status; before its version, a 404; bad input 400 with Ironic's
+messages; an unknown node 404.
 """
 
 import threading
@@ -47,7 +52,8 @@ def test_boot_device(node):
         resp = call('PUT', '/v1/nodes/n/management/boot_device', body)
         assert resp.status_int == 400, body
         assert message(resp) == text
-    assert call('GET', '/v1/nodes/n/management').status_int == 404
+    # Ironic: the management resource itself takes no method.
+    assert call('GET', '/v1/nodes/n/management').status_int == 405
     resp = call('POST', '/v1/nodes/n/management/boot_device')
     assert resp.status_int == 405
     assert resp.headers['Allow'] == 'GET, PUT'
@@ -175,26 +181,108 @@ def test_concurrent_attachments_share_out_the_free_ports(node):
 
 
 def test_console(node):
+    # The fake console: enabled and disabled at once, its information
+    # empty (TestNodes.test_set_console_mode, test_get_console).
     resp = call('GET', '/v1/nodes/n/states/console')
     assert resp.json == {'console_enabled': False, 'console_info': None}
+    resp = call('PUT', '/v1/nodes/n/states/console', {'enabled': True})
+    assert resp.status_int == 202
+    assert resp.headers['Location'] == (
+        'http://localhost/v1/nodes/n/states/console')
+    resp = call('GET', '/v1/nodes/n/states/console')
+    assert resp.json == {'console_enabled': True, 'console_info': {}}
+    assert call('GET', '/v1/nodes/n').json['console_enabled'] is True
+    assert call('GET', '/v1/nodes/n/states').json['console_enabled'] is True
+    # Enabling it again changes nothing, and is no error.
+    assert call('PUT', '/v1/nodes/n/states/console',
+                {'enabled': 'true'}).status_int == 202
     resp = call('PUT', '/v1/nodes/n/states/console', {'enabled': False})
     assert resp.status_int == 202
-    resp = call('PUT', '/v1/nodes/n/states/console', {'enabled': True})
-    assert resp.status_int == 400
-    assert message(resp) == ('Driver fake-hardware does not support console '
-                             '(disabled or not implemented).')
+    assert call('GET', '/v1/nodes/n/states/console').json == {
+        'console_enabled': False, 'console_info': None}
     resp = call('PUT', '/v1/nodes/n/states/console', {})
     assert message(resp) == 'Missing mandatory parameter: enabled'
 
 
+def test_console_of_a_node_without_one(database):
+    api.create(name='nc', console_interface='no-console')
+    for enabled in (True, False):
+        resp = call('PUT', '/v1/nodes/nc/states/console',
+                    {'enabled': enabled})
+        assert resp.status_int == 400
+        assert message(resp) == ('Driver fake-hardware does not support '
+                                 'console (disabled or not implemented).')
+    assert call('GET', '/v1/nodes/nc/states/console').json == {
+        'console_enabled': False, 'console_info': None}
+
+
+RAID = {'logical_disks': [{'size_gb': 100, 'raid_level': '1'}]}
+
+
 def test_raid(node):
-    body = {'logical_disks': [{'size_gb': 10, 'raid_level': '1'}]}
+    # TestNodeStatesV1_12.test_set_node_raid_config.
+    resp = call('PUT', '/v1/nodes/n/states/raid', RAID, version='1.12')
+    assert resp.status_int == 204, resp.text
+    shown = call('GET', '/v1/nodes/n', version='1.12').json
+    assert shown['target_raid_config'] == RAID
+    assert shown['raid_config'] == {}
+    assert call('GET', '/v1/nodes/n/states').json['target_raid_config'] == \
+        RAID
+    # An empty configuration clears it, so does no body.
+    assert call('PUT', '/v1/nodes/n/states/raid', {}).status_int == 204
+    assert call('GET', '/v1/nodes/n').json['target_raid_config'] == {}
+    resp = call('PUT', '/v1/nodes/n/states/raid', RAID, version='1.11')
+    assert resp.status_int == 406
+    resp = call('PUT', '/v1/nodes/ghost/states/raid', RAID)
+    assert resp.status_int == 404
+
+
+@pytest.mark.parametrize('body,text', [
+    ({'logical_disks': [{'size_gb': 100, 'raid_level': '3'}]},
+     "RAID config validation error: '3' is not one of ['JBOD', '0', '1', "
+     "'2', '5', '6', '1+0', '5+0', '6+0']"),
+    ({'logical_disks': []},
+     'RAID config validation error: [] should be non-empty'),
+    ({'logical_disks': [{'size_gb': 'MAX'}]},
+     "RAID config validation error: 'raid_level' is a required property"),
+    ({'logical_disks': [{'size_gb': -1, 'raid_level': '1'}]},
+     'RAID config validation error: -1 is less than the minimum of 0'),
+    ({'logical_disks': [{'size_gb': 1.5, 'raid_level': '1'}]},
+     'RAID config validation error: 1.5 is not valid under any of the '
+     'given schemas'),
+    ({'foo': 1}, "RAID config validation error: 'logical_disks' is a "
+                 "required property"),
+    ({'logical_disks': [{'size_gb': 1, 'raid_level': '1',
+                         'physical_disks': ['a']}]},
+     "RAID config validation error: 'controller' is a dependency of "
+     "'physical_disks'"),
+    ({'logical_disks': [{'size_gb': 1, 'raid_level': '1',
+                         'number_of_physical_disks': 0}]},
+     'RAID config validation error: 0 is less than or equal to the '
+     'minimum of 0'),
+    ({'logical_disks': [{'size_gb': 1, 'raid_level': '1',
+                         'is_root_volume': True},
+                        {'size_gb': 2, 'raid_level': '0',
+                         'is_root_volume': True}]},
+     'Raid config cannot have more than one root volume. 2 root volumes '
+     'were specified'),
+    ([], "Expected types <class 'dict'> for target_raid_config: []"),
+])
+def test_raid_validation(node, body, text):
     resp = call('PUT', '/v1/nodes/n/states/raid', body)
+    assert resp.status_int == 400
+    assert message(resp) == text
+    assert call('GET', '/v1/nodes/n').json['target_raid_config'] == {}
+
+
+def test_raid_of_a_node_without_raid(database):
+    api.create(name='nr', raid_interface='no-raid')
+    resp = call('PUT', '/v1/nodes/nr/states/raid', RAID)
     assert resp.status_int == 404
     assert message(resp) == ('Driver fake-hardware does not support raid '
                              '(disabled or not implemented).')
-    resp = call('PUT', '/v1/nodes/n/states/raid', body, version='1.11')
-    assert resp.status_int == 406
+    # An empty configuration needs no RAID interface.
+    assert call('PUT', '/v1/nodes/nr/states/raid', {}).status_int == 204
 
 
 def test_records(node):
@@ -254,12 +342,32 @@ def test_inject_nmi(node):
     assert resp.status_int == 404
 
 
+def last_error(ident='n'):
+    return call('GET', '/v1/nodes/%s/states' % ident).json['last_error']
+
+
 def test_boot_mode_and_secure_boot(node):
+    # Accepted, and the fake management interface's failure recorded, as
+    # Ironic's background task records it.
     resp = call('PUT', '/v1/nodes/n/states/boot_mode', {'target': 'uefi'})
-    assert resp.status_int == 400
-    assert message(resp) == ('Driver fake-hardware does not support '
-                             'set_boot_mode (disabled or not implemented).')
+    assert resp.status_int == 202
+    assert resp.headers['Location'] == 'http://localhost/v1/nodes/n/states'
+    assert last_error() == (
+        "Failed to change boot mode to 'uefi: Driver fake-hardware does not "
+        "support set_boot_mode (disabled or not implemented).")
+    resp = call('PUT', '/v1/nodes/n/states/secure_boot', {'target': 'off'})
+    assert resp.status_int == 202
+    assert last_error() == (
+        "Failed to change secure_boot state to 'False': Driver "
+        "fake-hardware does not support set_secure_boot_state (disabled or "
+        "not implemented).")
+    states = call('GET', '/v1/nodes/n/states').json
+    assert (states['boot_mode'], states['secure_boot']) == (None, None)
+    # A power action that works clears the error, as in Ironic.
+    call('PUT', '/v1/nodes/n/states/power', {'target': 'power on'})
+    assert last_error() is None
     resp = call('PUT', '/v1/nodes/n/states/boot_mode', {'target': 'dos'})
+    assert resp.status_int == 400
     assert message(resp) == ('Invalid boot mode dos requested for node. '
                              'Allowed boot modes are: bios, uefi')
     resp = call('PUT', '/v1/nodes/n/states/boot_mode', {'target': 'uefi'},
@@ -267,44 +375,104 @@ def test_boot_mode_and_secure_boot(node):
     assert resp.status_int == 404
     assert message(resp) == ('This endpoint is supported starting with the '
                              'API version 1.76')
-    resp = call('PUT', '/v1/nodes/n/states/secure_boot', {'target': True})
-    assert message(resp) == (
-        'Driver fake-hardware does not support set_secure_boot_state '
-        '(disabled or not implemented).')
     resp = call('PUT', '/v1/nodes/n/states/secure_boot', {'target': 'x'})
     assert message(resp).startswith("Invalid target: Unrecognized value")
     resp = call('PUT', '/v1/nodes/n/states/secure_boot', {})
     assert message(resp) == 'Missing mandatory parameter: target'
+    assert last_error() is None
 
 
 def test_vendor_passthru(node):
-    assert call('GET', '/v1/nodes/n/vendor_passthru/methods').json == {}
-    for method in ('GET', 'POST', 'PUT', 'PATCH', 'DELETE'):
-        resp = call(method, '/v1/nodes/n/vendor_passthru?method=first',
-                    {'bar': 'baz'} if method in ('POST', 'PUT') else None)
+    # Ironic's fake vendor interface.
+    methods = call('GET', '/v1/nodes/n/vendor_passthru/methods').json
+    assert sorted(methods) == ['fourth_method_shared_lock',
+                               'log_passthrough', 'second_method',
+                               'third_method_sync']
+    assert methods['third_method_sync'] == {
+        'http_methods': ['POST'], 'async': False, 'attach': False,
+        'description': 'Test if the value of bar is meow',
+        'require_exclusive_lock': True}
+    path = '/v1/nodes/n/vendor_passthru?method='
+    resp = call('POST', path + 'third_method_sync', {'bar': 'meow'})
+    assert resp.status_int == 200 and resp.json is True
+    resp = call('POST', path + 'third_method_sync', {'bar': 'woof'})
+    assert resp.status_int == 200 and resp.json is False
+    for method, body in (('second_method', {'bar': 'kazoo'}),
+                         ('fourth_method_shared_lock', {'bar': 'x'}),
+                         ('log_passthrough', {'anything': 1}),
+                         ('log_passthrough', None)):
+        resp = call('POST', path + method, body)
+        assert resp.status_int == 202, method
+        assert resp.body == b''
+    for method, http, body, text in (
+            ('first', 'POST', {}, 'No handler for method first'),
+            ('second_method', 'GET', None,
+             'The method second_method does not support HTTP GET'),
+            ('second_method', 'POST', {},
+             "Parameter 'bar' not passed to method 'second_method'.")):
+        resp = call(http, path + method, body)
         assert resp.status_int == 400, method
-        assert message(resp) == 'No handler for method first'
+        assert message(resp) == text
     resp = call('POST', '/v1/nodes/n/vendor_passthru', {})
     assert message(resp) == 'Method not specified'
     resp = call('POST', '/v1/nodes/ghost/vendor_passthru?method=x', {})
     assert resp.status_int == 404
 
 
+def test_vendor_passthru_without_a_vendor_interface(database):
+    api.create(name='nv', vendor_interface='no-vendor')
+    assert call('GET', '/v1/nodes/nv/vendor_passthru/methods').json == {}
+    resp = call('POST', '/v1/nodes/nv/vendor_passthru?method=second_method',
+                {'bar': 'kazoo'})
+    assert message(resp) == 'No handler for method second_method'
+
+
 def test_vmedia(node):
-    # The fake management interface takes virtual media and keeps none.
+    # Accepted; the fake management interface has no virtual media, and
+    # the failure is recorded as Ironic's background task records it.
     body = {'device_type': 'cdrom', 'image_url': 'http://image'}
     assert call('POST', '/v1/nodes/n/vmedia', body).status_int == 204
+    assert last_error() == (
+        'Could not attach device cdrom to node %s: Publishing images is '
+        'not supported for driver fake-hardware' % node['uuid'])
     assert call('DELETE', '/v1/nodes/n/vmedia').status_int == 204
+    assert last_error() == (
+        'Could not detach device(s) None from node %s: Driver fake-hardware '
+        'does not support detach_virtual_media (disabled or not '
+        'implemented).' % node['uuid'])
     assert call('DELETE', '/v1/nodes/n/vmedia?device_types=cdrom,floppy'
                 ).status_int == 204
-    for bad in ({'image_url': 'http://image'},
-                {'device_type': 'tape', 'image_url': 'http://image'},
-                dict(body, color='red')):
+    assert last_error().startswith(
+        "Could not detach device(s) ['cdrom', 'floppy'] from node ")
+    for bad, text in (
+            ({'image_url': 'http://image'},
+             "Schema error for vmedia: 'device_type' is a required "
+             "property"),
+            ({'device_type': 'tape', 'image_url': 'http://image'},
+             "Schema error for vmedia: 'tape' is not one of ['disk', "
+             "'cdrom', 'floppy']"),
+            (dict(body, color='red'),
+             "Schema error for vmedia: Additional properties are not "
+             "allowed ('color' was unexpected)"),
+            ([], "Schema error for vmedia: [] is not of type 'object'"),
+            (dict(body, image_url='ftp://image'),
+             'Unsupported or missing URL scheme: ftp'),
+            (dict(body, image_url='image'),
+             'Unsupported or missing URL scheme: ')):
         resp = call('POST', '/v1/nodes/n/vmedia', bad)
         assert resp.status_int == 400, bad
-        assert message(resp).startswith('Schema error for vmedia: ')
+        assert message(resp) == text
     resp = call('DELETE', '/v1/nodes/n/vmedia?device_types=tape')
     assert resp.status_int == 400
+    assert message(resp) == ('Invalid device type(s) tape (valid are disk, '
+                             'cdrom, floppy)')
+    resp = call('GET', '/v1/nodes/n/vmedia')
+    assert resp.status_int == 400
+    assert message(resp) == ('Driver fake-hardware does not support '
+                             'get_virtual_media (disabled or not '
+                             'implemented).')
+    assert call('GET', '/v1/nodes/n/vmedia', version='1.92').status_int == \
+        404
     assert call('POST', '/v1/nodes/n/vmedia', body,
                 version='1.88').status_int == 404
     assert call('DELETE', '/v1/nodes/n/vmedia',
@@ -329,21 +497,31 @@ def test_indicators(node):
     assert set(indicators) == {'led-0@chassis', 'led@system'}
     system = indicators['led@system']
     assert system['component'] == 'system' and system['readonly'] is False
-    assert system['states'] == ['BLINKING', 'OFF', 'ON']
+    assert system['states'] == ['blinking', 'off', 'on']
     assert system['links'][0]['href'] == (
         'http://localhost/v1/nodes/n/management/indicators/led@system')
     assert indicators['led-0@chassis']['readonly'] is True
+    assert indicators['led-0@chassis']['states'] == ['off', 'on']
     resp = call('GET', '/v1/nodes/n/management/indicators/led@system')
-    assert resp.json == {'state': 'ON'}
+    assert resp.json == {'state': 'on'}
     for name, text in (('led', 'Malformed indicator name "led"'),
                        ('led@disk', 'Invalid component disk specified.'),
                        ('x@system', 'Invalid indicator x specified.')):
         resp = call('GET', '/v1/nodes/n/management/indicators/' + name)
         assert resp.status_int == 400
         assert message(resp) == text
-    resp = call('PUT', '/v1/nodes/n/management/indicators/led@system',
-                {'state': 'OFF'})
+    # The fake management interface sets no indicator, whichever it is.
+    for name in ('led@system', 'x@disk'):
+        resp = call('PUT', '/v1/nodes/n/management/indicators/' + name,
+                    {'state': 'off'})
+        assert resp.status_int == 400
+        assert message(resp) == ('Driver fake-hardware does not support '
+                                 'set_indicator_state (disabled or not '
+                                 'implemented).')
+    resp = call('PUT', '/v1/nodes/n/management/indicators', {'state': 'on'})
     assert resp.status_int == 400
-    assert 'set_indicator_state' in message(resp)
-    resp = call('GET', '/v1/nodes/n/management/indicators', version='1.62')
-    assert resp.status_int == 404
+    assert message(resp) == 'Missing mandatory parameter: indicator'
+    # Ironic checks no version here.
+    resp = call('GET', '/v1/nodes/%s/management/indicators' % node['uuid'],
+                version='1.1')
+    assert resp.status_int == 200

@@ -44,7 +44,7 @@ IRONIC = 'X-OpenStack-Ironic-API-Version'
 LIST_KEYS = {'uuid', 'name', 'instance_uuid', 'power_state',
              'provision_state', 'maintenance', 'links'}
 FULL_KEYS = ({name for name, _since in node_schema.FIELDS} |
-             {'links', 'states'})
+             {'links', 'ports', 'states', 'portgroups'})
 
 _APP = None
 
@@ -284,8 +284,7 @@ def test_show_errors(database):
         'Node nope could not be found.')
     resp = call('GET', '/v1/nodes/ba!na!na')
     assert resp.status_int == 400
-    assert message(resp) == ('Expected a logical name or UUID but received '
-                             'ba!na!na.')
+    assert message(resp) == 'Expected UUID or name for node: ba!na!na'
     create(name='old')
     # Before 1.5 there were no names: not found.
     assert call('GET', '/v1/nodes/old', version='1.4').status_int == 404
@@ -328,6 +327,24 @@ def test_states_links_from_1_14(database):
                                 version='1.13').json
     assert 'states' in call('GET', '/v1/nodes/' + doc['uuid'],
                             version='1.14').json
+
+
+def test_links_to_ports_and_port_groups(database):
+    # Ironic's whole node document links to its ports, and from 1.24 to
+    # its port groups; a list of chosen fields does not.
+    doc = create()
+    path = '/v1/nodes/' + doc['uuid']
+    shown = call('GET', path, version='1.23').json
+    assert shown['ports'] == [
+        {'href': 'http://localhost%s/ports' % path, 'rel': 'self'},
+        {'href': 'http://localhost/nodes/%s/ports' % doc['uuid'],
+         'rel': 'bookmark'}]
+    assert 'portgroups' not in shown
+    assert call('GET', path, version='1.24').json['portgroups'][0][
+        'href'] == 'http://localhost%s/portgroups' % path
+    assert 'ports' in call('GET', '/v1/nodes/detail').json['nodes'][0]
+    assert 'ports' not in call('GET', '/v1/nodes').json['nodes'][0]
+    assert 'ports' not in call('GET', path + '?fields=uuid').json
 
 
 def test_secrets_are_masked(database):
@@ -747,5 +764,7 @@ def test_trailing_slashes_and_bad_idents(database):
     assert call('GET', '/v1/nodes/n1/').json['name'] == 'n1'
     resp = call('GET', '/v1/nodes/ba!na!na/states')
     assert resp.status_int == 400
-    assert message(resp) == ('Expected a logical name or UUID but received '
-                             'ba!na!na.')
+    assert message(resp) == ('Expected UUID or name for node_ident: '
+                             'ba!na!na')
+    resp = call('GET', '/v1/nodes/ba!na!na/traits')
+    assert message(resp) == 'Expected UUID or name for node: ba!na!na'

@@ -143,6 +143,15 @@ def test_patch_interfaces(database):
     # Removing one brings back its default.
     resp = patch('pi', [{'op': 'remove', 'path': '/boot_interface'}])
     assert resp.json['boot_interface'] == 'fake'
+    # ... also when it already had it (TestHardwareInterfaces.
+    # test_reset_interfaces), at once, and so does a null.
+    for op in ({'op': 'remove', 'path': '/management_interface'},
+               {'op': 'replace', 'path': '/raid_interface', 'value': None}):
+        resp = patch('pi', [op])
+        assert resp.status_int == 200, resp.text
+        field = op['path'][1:]
+        assert resp.json[field] == 'fake'
+        assert call('GET', '/v1/nodes/pi').json[field] == 'fake'
     # Not on a deployed node out of maintenance.
     provision(node['uuid'], 'manage')
     provision(node['uuid'], 'provide')

@@ -158,7 +158,81 @@ def test_provision_cycle(database):
 
 TOO_NEW_VERBS = [
     ('manage', '1.3'), ('provide', '1.3'), ('deploy', '1.72'),
-    ('undeploy', '1.72')]
+    ('undeploy', '1.72'), ('inspect', '1.5'), ('abort', '1.12'),
+    ('clean', '1.14'), ('adopt', '1.16'), ('rescue', '1.37'),
+    ('unrescue', '1.37')]
+
+
+def test_inspection_with_the_fake_inspect_interface(database):
+    # TestNodeStatesV1_6/V1_11: manage, inspect, provide, active, deleted.
+    node = api.create(name='i', inspect_interface='fake')
+    steps = [('manage', 'manageable'), ('inspect', 'manageable'),
+             ('provide', 'available'), ('active', 'active'),
+             ('deleted', 'available')]
+    for target, state in steps:
+        resp = provision('i', target, version='1.11')
+        assert resp.status_int == 202, (target, resp.text)
+        doc = show('i')
+        assert (doc['provision_state'],
+                doc['target_provision_state']) == (state, None), target
+        if target == 'inspect':
+            # Ironic stamps its end and forgets its start.
+            assert doc['inspection_finished_at'] is not None
+            assert doc['inspection_started_at'] is None
+    assert node['inspection_finished_at'] is None
+
+
+def test_inspection_needs_an_inspect_interface(database):
+    node = api.create(name='ni', inspect_interface='no-inspect')
+    assert provision('ni', 'manage').status_int == 202
+    resp = provision('ni', 'inspect')
+    assert resp.status_int == 400
+    assert message(resp) == ('Driver fake-hardware does not support '
+                             'inspect (disabled or not implemented).')
+    doc = show('ni')
+    assert (doc['provision_state'], doc['inspection_finished_at']) == (
+        'manageable', None)
+    assert node['uuid'] == doc['uuid']
+
+
+def test_rebuild(database):
+    api.available(name='r', instance_info={'image_source': 'img'})
+    assert provision('r', 'active').status_int == 202
+    resp = provision('r', 'rebuild', configdrive='http://cd/1')
+    assert resp.status_int == 202, resp.text
+    doc = show('r')
+    assert (doc['provision_state'], doc['target_provision_state']) == (
+        'active', None)
+    node = db_nodes.get(api.ctx(), 'r')
+    assert node.instance_info == {'image_source': 'img',
+                                  'configdrive': 'http://cd/1'}
+    resp = provision('r', 'rebuild', configdrive='x', version='1.34')
+    assert resp.status_int == 400
+
+
+def test_protected_node_is_403_before_its_state(database):
+    # TestNodeProtected.test_node_protected: Ironic's conductor checks
+    # protection before the state machine.
+    node = api.available(name='p')
+    assert provision('p', 'active').status_int == 202
+    resp = call('PATCH', '/v1/nodes/p', [{'op': 'replace',
+                                          'path': '/protected',
+                                          'value': True}])
+    assert resp.status_int == 200
+    for target in ('rebuild', 'deleted', 'undeploy'):
+        resp = provision('p', target)
+        assert resp.status_int == 403, target
+        assert message(resp) == ('Node %s is protected and cannot be '
+                                 'undeployed, rebuilt or deleted'
+                                 % node['uuid'])
+    assert show('p')['provision_state'] == 'active'
+    # In maintenance, a rebuild is refused for that first.
+    call('PUT', '/v1/nodes/p/maintenance', {})
+    resp = provision('p', 'rebuild')
+    assert resp.status_int == 400
+    assert message(resp) == ("The provisioning operation can't be performed "
+                             "on node %s because it's in maintenance mode."
+                             % node['uuid'])
 
 
 def test_verbs_newer_than_version_are_406(database):
@@ -187,6 +261,9 @@ def test_provision_arguments(database):
     api.available(name='a')
     resp = provision('a', 'manage', configdrive='abc')
     assert resp.status_int == 400
+    assert message(resp) == ('Adding a config drive is only supported when '
+                             'setting provision state to active, rebuild')
+    resp = provision('a', 'manage', configdrive='abc', version='1.34')
     assert message(resp) == ('Adding a config drive is only supported when '
                              'setting provision state to active')
     resp = provision('a', 'active', configdrive={'meta_data': {}},
@@ -477,7 +554,8 @@ def test_states_of_the_machine_only(database):
     # Every provision state a node reaches through the API is one the
     # machine knows, and stable.
     api.create(name='s')
-    for target in ('manage', 'provide', 'active', 'deleted'):
+    for target in ('manage', 'inspect', 'provide', 'active', 'rebuild',
+                   'deleted'):
         provision('s', target)
         assert states.node_is_stable(show('s')['provision_state'])
 

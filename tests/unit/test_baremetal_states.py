@@ -51,6 +51,13 @@ def test_node_lifecycle_with_fake_hardware():
         (states.DELETING, states.AVAILABLE),
         (states.CLEANING, states.AVAILABLE), (states.AVAILABLE, None)]
     assert walk(states.AVAILABLE, 'manage') == [(states.MANAGEABLE, None)]
+    # Inspection and rebuild (the fake interfaces finish them at once).
+    assert walk(states.MANAGEABLE, 'inspect') == [
+        (states.INSPECTING, states.MANAGEABLE), (states.MANAGEABLE, None)]
+    assert walk(states.ACTIVE, 'rebuild') == [
+        (states.DEPLOYING, states.ACTIVE), (states.ACTIVE, None)]
+    for failed in (states.DEPLOYFAIL, states.ERROR):
+        assert walk(failed, 'rebuild')[-1] == (states.ACTIVE, None)
 
 
 def test_node_failures_and_recoveries():
@@ -68,13 +75,21 @@ def test_node_failures_and_recoveries():
         (states.ERROR, None)
     assert states.node_next_state(states.ERROR, states.DELETED) == \
         (states.DELETING, states.AVAILABLE)
+    assert states.node_next_state(states.INSPECTING, states.FAIL) == \
+        (states.INSPECTFAIL, None)
+    for verb, state in (('manage', states.MANAGEABLE),
+                        ('inspect', states.INSPECTING)):
+        assert states.node_next_state(
+            states.INSPECTFAIL, states.PROVISION_VERBS[verb])[0] == state
 
 
 @pytest.mark.parametrize('state,verb', [
     (states.ENROLL, 'provide'), (states.ENROLL, 'active'),
     (states.MANAGEABLE, 'active'), (states.AVAILABLE, 'deleted'),
     (states.ACTIVE, 'manage'), (states.ACTIVE, 'active'),
-    (states.DEPLOYING, 'deleted')])
+    (states.DEPLOYING, 'deleted'), (states.ENROLL, 'inspect'),
+    (states.AVAILABLE, 'inspect'), (states.AVAILABLE, 'rebuild'),
+    (states.MANAGEABLE, 'rebuild')])
 def test_node_refusals(state, verb):
     event = states.PROVISION_VERBS[verb]
     assert not states.node_accepts(state, event)
@@ -85,5 +100,6 @@ def test_node_refusals(state, verb):
 def test_every_state_is_classified():
     for state in states.NODE_STATES:
         transient = state in (states.VERIFYING, states.CLEANING,
-                              states.DEPLOYING, states.DELETING)
+                              states.INSPECTING, states.DEPLOYING,
+                              states.DELETING)
         assert states.node_is_stable(state) is not transient

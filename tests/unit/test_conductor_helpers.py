@@ -305,7 +305,11 @@ def test_only_the_rpc_methods_are_exposed():
         # 1.2
         'create_port', 'update_port', 'destroy_port', 'create_portgroup',
         'update_portgroup', 'destroy_portgroup',
-        'validate_driver_interfaces', 'vif_attach', 'vif_detach'}
+        'validate_driver_interfaces', 'vif_attach', 'vif_detach',
+        # 1.3
+        'set_console_mode', 'set_target_raid_config',
+        'change_node_boot_mode', 'change_node_secure_boot',
+        'attach_virtual_media', 'detach_virtual_media'}
     # The client has a method of each name.
     assert all(callable(getattr(rpcapi.ConductorAPI, name, None))
                for name in exposed)

@@ -110,5 +110,7 @@ def interfaces(node, changes, reset, conf):
              for field in hardware.FIELDS}
     for field, name in hardware.node_interfaces(
             conf, driver, given, node=node.uuid).items():
-        if name != getattr(node, field):
+        # A field removed (None) takes its default at once, as in
+        # Ironic, also when that is the value it had.
+        if field in changes or name != getattr(node, field):
             changes[field] = name

@@ -18,10 +18,12 @@ NodeLocked (409). The node a change returns is read once the lock is
 released.
 """
 
+from oslo_utils import timeutils
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from allocsvc.common import exception
+from allocsvc.common import fake_driver
 from allocsvc.common import hardware
 from allocsvc.common import states
 from allocsvc.db import api as db_api
@@ -42,6 +44,8 @@ _INSTANCE_REMOVAL_STATES = (states.ENROLL, states.MANAGEABLE,
                             states.AVAILABLE)
 # Where a node's resource class may be changed once it has one.
 _RESOURCE_CLASS_STATES = _INSTANCE_REMOVAL_STATES
+# The events that deploy an instance (and refuse a node in maintenance).
+_DEPLOYING = (states.DEPLOY, states.REBUILD)
 
 
 class Locker:
@@ -307,10 +311,12 @@ def _set_power_state(context, node_id, target, host):
                                               node.provision_state)
     # UPDATE nodes SET power_state = :new, target_power_state = NULL, ...
     # WHERE id = :id AND reservation = :host AND power_state = :current
+    # A power action that succeeds clears the node's last error, as in
+    # Ironic.
     return nodes.update_in_transaction(
         context, node_id,
         {'power_state': states.POWER_RESULTS[target],
-         'target_power_state': None},
+         'target_power_state': None, 'last_error': None},
         locked_by=host, expect={'power_state': node.power_state})
 
 
@@ -322,10 +328,14 @@ def provision(context, node_id, verb, locker, configdrive=None):
 
     * InvalidStateRequested (400): the machine refuses the verb in the
       node's state (or does not know it);
-    * NodeInMaintenance (400): deploying (``active``) a node in
-      maintenance;
-    * ``active`` keeps the node's instance and allocation (and stores
-      ``configdrive`` in ``instance_info``, as Ironic does);
+    * NodeInMaintenance (400): deploying (``active``) or rebuilding a node
+      in maintenance;
+    * NodeProtected (403): rebuilding or tearing down a protected node,
+      checked before the node's state, as Ironic's conductor does;
+    * ``active`` and ``rebuild`` keep the node's instance and allocation
+      (and store ``configdrive`` in ``instance_info``, as Ironic does);
+    * ``inspect`` records when inspection finished; UnsupportedDriver-
+      Extension (400) for a node whose inspect interface is ``no-*``;
     * ``deleted`` (tear down) clears ``instance_uuid`` and
       ``instance_info`` and deletes the node's allocation.
     """
@@ -339,12 +349,12 @@ def provision(context, node_id, verb, locker, configdrive=None):
 def _provision(context, node_id, verb, host, configdrive):
     node = nodes.get_in_transaction(context, node_id)
     event = states.PROVISION_VERBS.get(verb)
-    if event == states.DEPLOY and node.maintenance:
+    if event in _DEPLOYING and node.maintenance:
         raise exception.NodeInMaintenance('provisioning', node.uuid)
     if event is None:
         raise exception.InvalidStateRequested(verb, node.uuid,
                                               node.provision_state)
-    if event == states.DELETED and node.protected:
+    if event in (states.DELETED, states.REBUILD) and node.protected:
         raise exception.NodeProtected(node.uuid)
     if event == states.PROVIDE and node.retired and \
             node.provision_state == states.MANAGEABLE:
@@ -354,6 +364,10 @@ def _provision(context, node_id, verb, host, configdrive):
     except states.InvalidTransition:
         raise exception.InvalidStateRequested(verb, node.uuid,
                                               node.provision_state)
+    if event == states.INSPECT and \
+            not fake_driver.supports(node.inspect_interface):
+        # Ironic's conductor validates the inspect interface first.
+        raise fake_driver.unsupported(node.driver, 'inspect')
     if node.retired and path[-1][0] == states.AVAILABLE:
         # A retired node is never made available again: once cleaned it
         # rests in manageable (Ironic's), the machine's way there.
@@ -361,9 +375,14 @@ def _provision(context, node_id, verb, host, configdrive):
     provision_state, target = path[-1]
     values = {'provision_state': provision_state,
               'target_provision_state': target, 'last_error': None}
-    if event == states.DEPLOY and configdrive is not None:
+    if event in _DEPLOYING and configdrive is not None:
         values['instance_info'] = dict(node.instance_info,
                                        configdrive=configdrive)
+    if event == states.INSPECT:
+        # Ironic stamps the start on entering inspection and, once done,
+        # the end, forgetting the start.
+        values.update(inspection_started_at=None,
+                      inspection_finished_at=timeutils.utcnow())
     if event == states.DELETED:
         values.update(instance_uuid=None, instance_info={},
                       instance_name=None)

@@ -48,6 +48,10 @@ _FIELD_RULES = {
     'retired_reason': 'baremetal:node:update:retired',
     'network_data': 'baremetal:node:update:network_data',
     'chassis_uuid': 'baremetal:node:update:chassis_uuid',
+    'instance_name': 'baremetal:node:update_instance_info',
+    'shard': 'baremetal:node:update:shard',
+    'parent_node': 'baremetal:node:update:parent_node',
+    'disable_power_off': 'baremetal:node:update:disable_power_off',
 }
 # Every driver interface field is governed by the driver's rule.
 _FIELD_RULES.update({
@@ -69,6 +73,10 @@ _REDACTED = {
     'driver_info': ('baremetal:node:get:driver_info',
                     {'content': '** Redacted - requires baremetal:node:'
                                 'get:driver_info permission. **'}),
+    'driver_internal_info': (
+        'baremetal:node:get:driver_internal_info',
+        {'content': '** Redacted - Requires baremetal:node:get:'
+                    'driver_internal_info permission. **'}),
 }
 
 
@@ -119,8 +127,9 @@ def _allowed(action, target=None):
 
 def _require(action, target=None):
     if not _allowed(action, target):
+        # Ironic's HTTPForbidden text, which names the rule.
         raise policy.PolicyNotAuthorized(
-            'Policy does not allow %s to be performed.' % action)
+            'Access was denied to the following resource: %s' % action)
 
 
 def _project():

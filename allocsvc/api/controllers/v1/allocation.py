@@ -398,7 +398,10 @@ class NodeAllocationController(_OneAllocation):
             raise webob.exc.HTTPMethodNotAllowed()
 
     def _allocation(self, action):
-        node = _with_suffix(_visible_node, self.node_ident)
+        if action == 'baremetal:allocation:get':
+            node = self._node_to_read()
+        else:
+            node = _with_suffix(_visible_node, self.node_ident)
         if node.allocation_uuid is None:
             raise exception.NotFound('Allocation for node %s was not '
                                      'found' % self.node_ident)
@@ -407,6 +410,21 @@ class NodeAllocationController(_OneAllocation):
         # The node's allocation_uuid is no secret to whoever sees it.
         return access.authorize_allocation(action, allocation,
                                            conceal=False)
+
+    def _node_to_read(self):
+        """The node, for reading its allocation: Ironic reads it as the
+        node filter of the allocation list, so a missing node is a 400
+        and one the caller may not see a bare 404."""
+        try:
+            node = _with_suffix(_fetch_node, self.node_ident)
+        except exception.NodeNotFound as exc:
+            raise utils.BadRequest(exc.message)
+        try:
+            access.authorize_node('baremetal:node:get', node,
+                                  self.node_ident)
+        except exception.NodeNotFound:
+            raise exception.NotFound('Resource could not be found.')
+        return node
 
     @pecan.expose('json', generic=True)
     def index(self, *args, **kwargs):

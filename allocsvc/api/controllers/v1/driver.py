@@ -17,11 +17,11 @@ A hardware type is listed while a live conductor has it enabled; its
 interface type from the version that brought it: storage 1.33, rescue
 1.38, bios 1.40, firmware 1.86.
 
-Unlike Ironic, the enabled interfaces are listed in their configured
-order (Ironic's order is arbitrary), and a driver's RAID logical disk
-properties are answered as for a driver without RAID support (404,
-Ironic's message): allocsvc does not configure RAID; and the vendor
-interface offers no driver-wide method.
+A driver's RAID logical disk properties are those of its default RAID
+interface: Ironic's text for each, or Ironic's 404 when that is
+``no-raid``. Its vendor interface (Ironic's fake one) offers no
+driver-wide method. Unlike Ironic, the enabled interfaces are listed in
+their configured order (Ironic's order is arbitrary).
 """
 
 import pecan
@@ -35,6 +35,7 @@ from allocsvc.api.controllers.v1 import conductor as conductor_api
 from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
+from allocsvc.common import fake_driver
 from allocsvc.common import hardware
 from allocsvc import objects
 
@@ -246,9 +247,11 @@ class LogicalDiskPropertiesController(base.Resource):
         if not utils.allowed(RAID_VERSION):
             raise utils.NotAcceptable('Request not acceptable.')
         _driver_hosts(self._name)
-        # Ironic answers a driver without RAID support with a 404.
-        raise exception.UnsupportedDriverExtension(self._name, 'raid',
-                                                   status=404)
+        raid = hardware.default_interface(utils.conf(), self._name, 'raid')
+        if not fake_driver.supports(raid):
+            # Ironic answers a driver without RAID support with a 404.
+            raise fake_driver.unsupported(self._name, 'raid', status=404)
+        return dict(fake_driver.LOGICAL_DISK_PROPERTIES)
 
 
 class DriverVendorPassthruController(base.Resource):

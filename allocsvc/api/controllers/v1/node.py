@@ -23,6 +23,12 @@ does not take a 405 with ``Allow``)::
     GET                 /v1/chassis/{chassis}/nodes[/detail]   the
                         chassis's nodes (any other request there is
                         Ironic's 400 "Malformed request URI.")
+    *                   /v1/nodes/states/.../{node}  node_paths: Ironic's
+                        (and management, maintenance,  older form, the node
+                        vendor_passthru)               last
+    *                   /v1/nodes/{node}/{other}     node_paths: what
+                                                     Ironic's node methods
+                                                     make of it
 
 Handlers check the request as Ironic does (microversion of every field,
 filter and verb; Ironic's messages) and leave the rules of changing a
@@ -41,6 +47,7 @@ from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import node_conductor
 from allocsvc.api.controllers.v1 import node_extras
+from allocsvc.api.controllers.v1 import node_paths
 from allocsvc.api.controllers.v1 import node_schema
 from allocsvc.api.controllers.v1 import node_states
 from allocsvc.api.controllers.v1 import node_traits
@@ -52,9 +59,16 @@ from allocsvc.api.middleware import errors
 from allocsvc.common import exception
 from allocsvc.common import states
 
-# Sub-resources of a node that appeared after 1.1 (404 before).
-SUBRESOURCE_SINCE = {'traits': (1, 37), 'allocation': (1, 52),
-                     'portgroups': (1, 24), 'children': (1, 83)}
+# Sub-resources of a node that appeared after 1.1: 404 before, whatever
+# the method (Ironic checks the version before routing). The traits of
+# a node are not among them: below 1.37 their path means what Ironic's
+# node methods make of it (``node_paths.ExtraSegments``).
+SUBRESOURCE_SINCE = {'portgroups': (1, 24), 'vifs': (1, 28),
+                     'bios': (1, 40), 'allocation': (1, 52),
+                     'history': (1, 78), 'inventory': (1, 81),
+                     'children': (1, 83), 'firmware': (1, 86),
+                     'vmedia': (1, 89)}
+TRAITS_SINCE = (1, 37)
 
 # List filters: query parameter -> (first version, parser).
 _FILTERS = {
@@ -85,12 +99,18 @@ FAULTS = ('power failure', 'clean failure', 'rescue abort failure',
 _PAGING = ('limit', 'marker', 'sort_key', 'sort_dir')
 
 
-def _check_ident(ident):
-    """As Ironic: a node's ident is checked before anything else."""
-    try:
-        utils.check_ident(ident)
-    except utils.BadRequest as exc:
-        raise webob.exc.HTTPBadRequest(detail=exc.message)
+def _valid_ident(ident):
+    # Whatever the version: below 1.5 a name is then not found, below
+    # 1.10 one that is no host name a 400 (node_common.get_node).
+    return utils.is_uuid(ident) or utils.is_name_syntax(ident)
+
+
+def _check_ident(ident, name='node'):
+    """As Ironic: a node's ident is checked before anything else, with
+    its words for the argument ``name``."""
+    if not _valid_ident(ident):
+        raise webob.exc.HTTPBadRequest(
+            detail='Expected UUID or name for %s: %s' % (name, ident))
 
 
 # What Ironic answers under /v1/chassis/{chassis}/nodes to anything but a
@@ -142,12 +162,28 @@ class NodesController:
         if any('\x00' in segment for segment in (ident,) + remainder):
             raise webob.exc.HTTPBadRequest(
                 detail='The request path contains a NUL character.')
+        if ident in node_paths.LEGACY_ROOTS:
+            # /v1/nodes/states/console/{node}: the node comes last.
+            ident, remainder = node_paths.legacy_path(ident, remainder)
+            if ident is None:
+                return remainder, []
+        elif ident in node_paths.SUBRESOURCES:
+            raise webob.exc.HTTPNotFound()
+        if remainder and remainder[0] in node_paths.LEGACY_ROOTS and \
+                not _valid_ident(ident):
+            # Ironic's states, management... resources check the node
+            # themselves, as their argument node_ident.
+            return node_paths.Refusal('Expected UUID or name for '
+                                      'node_ident: %s' % ident), []
         _check_ident(ident)
+        node = NodeController(ident)
         if remainder:
+            if remainder[0] == 'traits' and not utils.allowed(TRAITS_SINCE):
+                return node_paths.ExtraSegments(ident, remainder, node), []
             since = SUBRESOURCE_SINCE.get(remainder[0])
             if since is not None and not utils.allowed(since):
                 raise webob.exc.HTTPNotFound()
-        return NodeController(ident), list(remainder)
+        return node, list(remainder)
 
     # -- the collection ------------------------------------------------------
 
@@ -372,24 +408,38 @@ class NodeController(base.Resource):
     def index(self, *args, **kwargs):
         base.not_allowed('DELETE, GET, PATCH')
 
+    @pecan.expose()
+    def _lookup(self, *remainder):
+        # A segment that names nothing of the node (node_paths).
+        return node_paths.ExtraSegments(self.ident, remainder, self), []
+
     @index.when(method='GET', **base.WSME_JSON)
     @base.expose(types.Node)
     def _get(self):
-        ident = self.ident
         params = node_common.query()
         utils.check_arguments(params, ('fields',))
-        fields = node_common.parse_fields(params.get('fields'))
+        return self.show(params.get('fields'))
+
+    def show(self, fields=None):
+        """The node, with only ``fields`` (the text of Ironic's
+        parameter) if given. As Ironic, the node is looked up first: 404
+        before any complaint about the fields."""
         node = node_common.authorized_node(
-            ident, 'baremetal:node:get', with_suffix=True)
+            self.ident, 'baremetal:node:get', with_suffix=True)
+        fields = node_common.parse_fields(fields, one=True)
         return types.Node.from_document(node_common.render(node, fields))
 
     @index.when(method='PATCH', **base.WSME_JSON)
     @base.expose(types.Node, body=types.jsontype)
     def _patch(self, patch=None):
-        ident = self.ident
         params = node_common.query()
         utils.check_arguments(params, ('reset_interfaces',))
-        reset = params.get('reset_interfaces')
+        return self.patch(patch, params.get('reset_interfaces'))
+
+    def patch(self, patch, reset=None):
+        """Apply the JSON ``patch`` to the node; ``reset``: the text of
+        Ironic's ``reset_interfaces`` parameter, if given."""
+        ident = self.ident
         if reset is not None:
             if not utils.allowed((1, 45)):
                 raise utils.NotAcceptable('Request not acceptable.')

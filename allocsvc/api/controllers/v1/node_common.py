@@ -97,28 +97,41 @@ def stored(node, name):
     return getattr(node, name)
 
 
+# The links of a whole node document to its sub-resources, from the
+# version each appeared in (Ironic's; not its volume, which allocsvc
+# does not provide).
+_LINKED = (('ports', (1, 1)), ('states', (1, 14)), ('portgroups', (1, 24)))
+
+
 def render(node, fields=None):
     """The node's document at the request's version: the fields that
     exist at that version (only ``fields`` if given), and its links."""
     doc = {name: _value(node, name) for name, since in node_schema.FIELDS
            if utils.allowed(since)}
     doc['links'] = base.resource_links('nodes', '/' + node.uuid)
-    if fields is None and utils.allowed((1, 14)):
-        doc['states'] = base.resource_links('nodes', '/%s/states'
-                                            % node.uuid)
+    if fields is None:
+        for name, since in _LINKED:
+            if utils.allowed(since):
+                doc[name] = base.resource_links(
+                    'nodes', '/%s/%s' % (node.uuid, name))
     return utils.select_fields(access.redact_node(doc, node), fields)
 
 
-def parse_fields(text):
+def parse_fields(text, one=False):
     """The ``fields`` query parameter: None if absent; 406 before 1.8 and
     for a field newer than the request's version; 400 for an unknown
-    field."""
+    field (``one``: of a single node, in Ironic's words for it)."""
     if text is None:
         return None
     if not utils.allowed((1, 8)):
         raise utils.NotAcceptable('Request not acceptable.')
     names = [name.strip() for name in text.split(',') if name.strip()]
     check_known_at_version(names)
+    if one:
+        for name in names:
+            if name not in node_schema.SINCE:
+                raise utils.BadRequest('Field %s is not a valid field.'
+                                       % name)
     return utils.parse_fields(text, node_schema.SINCE)
 
 
@@ -159,3 +172,38 @@ def set_location(*parts):
 def query_without_arguments():
     """400 for any query parameter (the request takes none)."""
     utils.check_arguments(query(), ())
+
+
+# -- what the controllers of one node's sub-resources share ------------------
+
+class OneNode(base.Resource):
+    """A controller of something of one node, whose ident it keeps."""
+
+    _ident = None  # declared here so that routing refuses it (hooks.py)
+
+    def __init__(self, ident):
+        self._ident = ident
+
+    def _node(self, action):
+        """The node, if the caller may ``action`` it; the request takes
+        no query parameter."""
+        query_without_arguments()
+        return authorized_node(self._ident, action)
+
+
+def boolean(name, value):
+    """``value`` (a JSON boolean or one of Ironic's boolean strings) as a
+    boolean; Ironic's 400 otherwise."""
+    if isinstance(value, bool):
+        return value
+    try:
+        return strutils.bool_from_string(value, strict=True)
+    except (ValueError, TypeError) as exc:
+        raise utils.BadRequest('Invalid %s: %s' % (name, exc))
+
+
+def required(body, name):
+    """``body[name]``; Ironic's 400 when it is missing or null."""
+    if body.get(name) is None:
+        raise utils.BadRequest('Missing mandatory parameter: %s' % name)
+    return body[name]

@@ -2,7 +2,8 @@
 it for a ``fake-hardware`` node without any: BIOS settings, firmware
 components, inventory and history.
 
-Route table (each from the version it appeared in; 404 before)::
+Route table (each from the version it appeared in; 404 before, whatever
+the method, as the node controller checks)::
 
     GET  /v1/nodes/{n}/vifs                      1.28    those of its ports
     POST /v1/nodes/{n}/vifs                      1.28    takes a free port
@@ -16,8 +17,10 @@ Route table (each from the version it appeared in; 404 before)::
 A VIF is attached to a free port or port group of its node by the
 node's conductor (``allocsvc.db.baremetal.vifs``), unless the node's
 network interface is ``noop``, which keeps none (attaching and detaching
-succeed, the list is empty, as Ironic's). ``attach`` also hangs
-``node_management``'s controllers.
+succeed, the list is empty, as Ironic's). ``attach`` also hangs the
+controllers of ``node_management`` (management, vendor passthru),
+``node_vmedia`` and ``node_states_extras`` (console, RAID, boot mode and
+secure boot).
 """
 
 import pecan
@@ -29,14 +32,15 @@ from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import node_management
 from allocsvc.api.controllers.v1 import node_schema
+from allocsvc.api.controllers.v1 import node_states_extras
+from allocsvc.api.controllers.v1 import node_vmedia
 from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import unprovided
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
 
-_OneNode = node_management.OneNode
-_since = node_management.since
-_boolean = node_management.boolean
+_OneNode = node_common.OneNode
+_boolean = node_common.boolean
 _VOLUME = unprovided.UnprovidedResource('volume')
 # The network interface that keeps no VIFs, and where the others keep
 # one: in the internal_info of the port or port group it took.
@@ -45,7 +49,7 @@ _VIF_KEY = 'tenant_vif_port_id'
 
 
 def attach(node_controller):
-    """Hang these sub-resources (and ``node_management``'s) under a
+    """Hang these sub-resources (and those of the modules above) under a
     ``NodeController``."""
     ident = node_controller.ident
     node_controller.vifs = VifsController(ident)
@@ -56,6 +60,8 @@ def attach(node_controller):
     # Volume connectors and targets are not provided, under a node either.
     node_controller.volume = _VOLUME
     node_management.attach(node_controller)
+    node_vmedia.attach(node_controller)
+    node_states_extras.attach(node_controller.states)
 
 
 # -- VIFs --------------------------------------------------------------------
@@ -65,7 +71,6 @@ class VifsController(_OneNode):
 
     @pecan.expose()
     def _lookup(self, vif, *remainder):
-        _since((1, 28))
         if remainder:
             raise webob.exc.HTTPNotFound()
         return VifController(self._ident, vif), []
@@ -77,7 +82,6 @@ class VifsController(_OneNode):
     @index.when(method='GET', **base.WSME_JSON)
     @base.expose(types.jsontype)
     def _get(self):
-        _since((1, 28))
         node = self._node('baremetal:node:vif:list')
         if node.network_interface == _NOOP_NETWORK:
             return {'vifs': []}
@@ -91,7 +95,6 @@ class VifsController(_OneNode):
     @index.when(method='POST', **base.WSME_JSON)
     @base.expose(None, body=types.jsontype, status_code=204)
     def _post(self, body=None):
-        _since((1, 28))
         vif_info = _vif_info(node_common.json_object(body))
         node = self._node('baremetal:node:vif:attach')
         if node.network_interface == _NOOP_NETWORK:
@@ -105,8 +108,7 @@ def _vif_info(body):
     vif = body.get('id')
     if vif is None:
         raise utils.BadRequest("Schema error for vif: 'id' is a "
-                               "required property  Failed validating "
-                               "'required' in schema")
+                               "required property")
     if not isinstance(vif, str) or not (
             uuidutils.is_uuid_like(vif) or
             utils.is_valid_logical_name(vif)):
@@ -154,7 +156,6 @@ class BiosController(_OneNode):
 
     @pecan.expose()
     def _lookup(self, name, *remainder):
-        _since((1, 40))
         if remainder:
             raise webob.exc.HTTPNotFound()
         return BiosSettingController(self._ident, name), []
@@ -166,7 +167,6 @@ class BiosController(_OneNode):
     @index.when(method='GET', **base.WSME_JSON)
     @base.expose(types.jsontype)
     def _get(self):
-        _since((1, 40))
         params = node_common.query()
         known = ('detail', 'fields') if utils.allowed((1, 74)) else ()
         utils.check_arguments(params, known)
@@ -206,7 +206,6 @@ class InventoryController(_OneNode):
     @index.when(method='GET', **base.WSME_JSON)
     @base.expose(types.jsontype)
     def _get(self):
-        _since((1, 81))
         node = self._node('baremetal:node:inventory:get')
         raise exception.NotFound('Node inventory record for node %s could '
                                  'not be found.' % node.uuid)
@@ -217,7 +216,6 @@ class HistoryController(_OneNode):
 
     @pecan.expose()
     def _lookup(self, event, *remainder):
-        _since((1, 78))
         if remainder:
             raise webob.exc.HTTPNotFound()
         return HistoryEventController(self._ident, event), []
@@ -229,7 +227,6 @@ class HistoryController(_OneNode):
     @index.when(method='GET', **base.WSME_JSON)
     @base.expose(types.jsontype)
     def _get(self):
-        _since((1, 78))
         params = node_common.query()
         utils.check_arguments(params, ('detail', 'marker', 'limit'))
         if params.get('detail') is not None:
@@ -259,9 +256,9 @@ class HistoryEventController(_OneNode):
                                  'found.' % self._event)
 
 
-def _empty_list(name, since, action):
-    """A controller of ``/v1/nodes/{n}/<name>`` (from ``since``) listing
-    nothing: ``{name: []}``."""
+def _empty_list(name, action):
+    """A controller of ``/v1/nodes/{n}/<name>`` listing nothing:
+    ``{name: []}``."""
 
     class EmptyListController(_OneNode):
         @pecan.expose('json', generic=True)
@@ -271,7 +268,6 @@ def _empty_list(name, since, action):
         @index.when(method='GET', **base.WSME_JSON)
         @base.expose(types.jsontype)
         def _get(self):
-            _since(since)
             self._node(action)
             return {name: []}
 
@@ -280,13 +276,13 @@ def _empty_list(name, since, action):
 
 
 # /v1/nodes/{n}/firmware (1.86): no components are recorded.
-FirmwareController = _empty_list('firmware', (1, 86),
-                                 'baremetal:node:firmware:get')
+FirmwareController = _empty_list('firmware', 'baremetal:node:firmware:get')
 
-# Every controller class here and in node_management (the routing hook
+# Every controller class here and in the modules above (the routing hook
 # reads their attributes).
 CONTROLLER_CLASSES = (
     VifsController, VifController, BiosController, BiosSettingController,
     InventoryController, HistoryController, HistoryEventController,
     FirmwareController,
-) + node_management.CONTROLLER_CLASSES
+) + (node_management.CONTROLLER_CLASSES + node_vmedia.CONTROLLER_CLASSES +
+     node_states_extras.CONTROLLER_CLASSES)

@@ -1,6 +1,5 @@
-"""What a node's management interface does, as allocsvc's
-``fake-hardware`` answers it: boot device, NMI, console, RAID, boot mode,
-secure boot and vendor methods.
+"""A node's management and vendor resources, as ``fake-hardware``'s fake
+interfaces answer them (``allocsvc.common.fake_driver``).
 
 Route table (each from the version it appeared in; 404 before)::
 
@@ -8,47 +7,31 @@ Route table (each from the version it appeared in; 404 before)::
     PUT  /v1/nodes/{n}/management/boot_device            pxe only (204)
     GET  /v1/nodes/{n}/management/boot_device/supported  [pxe]
     PUT  /v1/nodes/{n}/management/inject_nmi     1.29    400: unsupported
-    GET  /v1/nodes/{n}/management/indicators     1.63    the fake LEDs
-    GET  /v1/nodes/{n}/management/indicators/{name@component}   ON
+    GET  /v1/nodes/{n}/management/indicators             the fake LEDs
+    GET  /v1/nodes/{n}/management/indicators/{name@component}   on
     PUT  /v1/nodes/{n}/management/indicators/{name@component}
                                                          400: unsupported
-    GET  /v1/nodes/{n}/states/console                    disabled
-    PUT  /v1/nodes/{n}/states/console                    202 to disable;
-                                                         400 to enable
-    PUT  /v1/nodes/{n}/states/raid               1.12    404: unsupported
-    PUT  /v1/nodes/{n}/states/boot_mode          1.76    400: unsupported
-    PUT  /v1/nodes/{n}/states/secure_boot        1.76    400: unsupported
-    GET  /v1/nodes/{n}/vendor_passthru/methods           none
-    *    /v1/nodes/{n}/vendor_passthru?method=           400: no handler
-    POST /v1/nodes/{n}/vmedia                    1.89    400: unsupported
-    DELETE /v1/nodes/{n}/vmedia                  1.89    400: unsupported
+    GET  /v1/nodes/{n}/vendor_passthru/methods           the fake vendor's
+    *    /v1/nodes/{n}/vendor_passthru?method=           its methods
 
-What Ironic's fake management interface answers is answered where
-nothing needs storing (it supports and reports the ``pxe`` boot device
-only); what would need state allocsvc does not keep (an enabled console,
-a RAID configuration, a boot mode) is Ironic's UnsupportedDriverExtension
-with Ironic's status, and the vendor interface offers no method.
+Nothing here changes a node: the fake management interface stores
+nothing (its boot device is always ``pxe``), and the fake vendor
+methods only answer. Ironic checks no version for the indicators (the
+API reference says 1.63); neither does allocsvc.
 """
 
-import jsonschema
 import pecan
-from oslo_utils import strutils
 import webob.exc
+from wsme import api as wsme_api
 
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import node_common
-from allocsvc.api.controllers.v1 import node_schema
 from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
+from allocsvc.common import fake_driver
 
-# The boot devices of Ironic's fake management interface.
-BOOT_DEVICES = ('pxe',)
-# Its indicators: component -> name -> (read only, states).
-INDICATORS = {
-    'chassis': {'led-0': (True, ['OFF', 'ON'])},
-    'system': {'led': (False, ['BLINKING', 'OFF', 'ON'])},
-}
+OneNode = node_common.OneNode
 
 
 def attach(node_controller):
@@ -56,50 +39,13 @@ def attach(node_controller):
     ident = node_controller.ident
     node_controller.management = ManagementController(ident)
     node_controller.vendor_passthru = VendorPassthruController(ident)
-    node_controller.vmedia = VmediaController(ident)
-    node_controller.states.console = ConsoleController(ident)
-    node_controller.states.raid = RaidController(ident)
-    node_controller.states.boot_mode = BootModeController(ident)
-    node_controller.states.secure_boot = SecureBootController(ident)
-
-
-def since(version):
-    """404 below ``version``, as Ironic for a path that does not exist
-    yet."""
-    if not utils.allowed(version):
-        raise webob.exc.HTTPNotFound()
-
-
-def boolean(name, value):
-    if isinstance(value, bool):
-        return value
-    try:
-        return strutils.bool_from_string(value, strict=True)
-    except (ValueError, TypeError) as exc:
-        raise utils.BadRequest('Invalid %s: %s' % (name, exc))
-
-
-def required(body, name):
-    if body.get(name) is None:
-        raise utils.BadRequest('Missing mandatory parameter: %s' % name)
-    return body[name]
-
-
-class OneNode(base.Resource):
-    _ident = None  # declared here so that routing refuses it (hooks.py)
-
-    def __init__(self, ident):
-        self._ident = ident
-
-    def _node(self, action):
-        node_common.query_without_arguments()
-        return node_common.authorized_node(self._ident, action)
 
 
 # -- management --------------------------------------------------------------
 
 class ManagementController(OneNode):
-    """``/v1/nodes/{n}/management``: only its boot device."""
+    """``/v1/nodes/{n}/management``: its boot device, NMI and
+    indicators."""
 
     def __init__(self, ident):
         super().__init__(ident)
@@ -107,9 +53,15 @@ class ManagementController(OneNode):
         self.inject_nmi = InjectNmiController(ident)
         self.indicators = IndicatorsController(ident)
 
+    # Ironic's management resource takes no method itself, nor below it
+    # where nothing is: 405, with no Allow.
+    @pecan.expose()
+    def _lookup(self, *remainder):
+        raise webob.exc.HTTPMethodNotAllowed()
+
     @pecan.expose('json')
     def index(self, *args, **kwargs):
-        raise webob.exc.HTTPNotFound()
+        raise webob.exc.HTTPMethodNotAllowed()
 
 
 class BootDeviceController(OneNode):
@@ -125,21 +77,22 @@ class BootDeviceController(OneNode):
     @base.expose(types.jsontype)
     def _get(self):
         self._node('baremetal:node:get_boot_device')
-        return {'boot_device': BOOT_DEVICES[0], 'persistent': False}
+        return {'boot_device': fake_driver.BOOT_DEVICES[0],
+                'persistent': False}
 
     @index.when(method='PUT', **base.WSME_JSON)
     @base.expose(None, body=types.jsontype, status_code=204)
     def _put(self, body=None):
         body = node_common.json_object(body)
         utils.check_arguments(body, ('boot_device', 'persistent'))
-        device = required(body, 'boot_device')
+        device = node_common.required(body, 'boot_device')
         if not isinstance(device, str):
             raise utils.BadRequest('Expected string for boot_device: %s'
                                    % (device,))
         if body.get('persistent') is not None:
-            boolean('persistent', body['persistent'])
+            node_common.boolean('persistent', body['persistent'])
         self._node('baremetal:node:set_boot_device')
-        if device not in BOOT_DEVICES:
+        if device not in fake_driver.BOOT_DEVICES:
             raise exception.InvalidParameterValue(
                 'Invalid boot device %s specified.' % device)
 
@@ -153,7 +106,7 @@ class SupportedBootDevicesController(OneNode):
     @base.expose(types.jsontype)
     def _get(self):
         self._node('baremetal:node:get_boot_device')
-        return {'supported_boot_devices': list(BOOT_DEVICES)}
+        return {'supported_boot_devices': list(fake_driver.BOOT_DEVICES)}
 
 
 class InjectNmiController(OneNode):
@@ -167,19 +120,18 @@ class InjectNmiController(OneNode):
     @index.when(method='PUT', **base.WSME_JSON)
     @base.expose(None, body=types.jsontype, status_code=204)
     def _put(self, body=None):
-        since((1, 29))
+        if not utils.allowed((1, 29)):
+            raise exception.NotFound('Resource could not be found.')
         node_common.json_object(body, allow_empty=True)
         node = self._node('baremetal:node:inject_nmi')
-        raise exception.UnsupportedDriverExtension(node.driver,
-                                                   'inject_nmi')
+        raise fake_driver.unsupported(node.driver, 'inject_nmi')
 
 
 class IndicatorsController(OneNode):
-    """``/v1/nodes/{n}/management/indicators`` (1.63)."""
+    """``/v1/nodes/{n}/management/indicators``."""
 
     @pecan.expose()
     def _lookup(self, indicator, *remainder):
-        since((1, 63))
         if remainder:
             raise webob.exc.HTTPNotFound()
         return IndicatorController(self._ident, indicator), []
@@ -191,10 +143,9 @@ class IndicatorsController(OneNode):
     @index.when(method='GET', **base.WSME_JSON)
     @base.expose(types.jsontype)
     def _get(self):
-        since((1, 63))
         self._node('baremetal:node:get_indicator_state')
         indicators = []
-        for component, names in INDICATORS.items():
+        for component, names in fake_driver.INDICATORS.items():
             for name, (readonly, states) in names.items():
                 unique = '%s@%s' % (name, component)
                 indicators.append({
@@ -204,6 +155,11 @@ class IndicatorsController(OneNode):
                         'nodes', '/%s/management/indicators/%s'
                         % (self._ident, unique))})
         return {'indicators': indicators}
+
+    @index.when(method='PUT', **base.WSME_JSON)
+    @base.expose(None, body=types.jsontype)
+    def _put(self, body=None):
+        raise utils.BadRequest('Missing mandatory parameter: indicator')
 
 
 class IndicatorController(OneNode):
@@ -215,17 +171,13 @@ class IndicatorController(OneNode):
         super().__init__(ident)
         self._indicator = indicator
 
-    def _check(self):
+    def _parse(self):
+        """``(component, name)``; 400 for a name without a component."""
         name, at, component = self._indicator.partition('@')
         if not at:
             raise exception.InvalidParameterValue(
                 'Malformed indicator name "%s"' % self._indicator)
-        if component not in INDICATORS:
-            raise exception.InvalidParameterValue(
-                'Invalid component %s specified.' % component)
-        if name not in INDICATORS[component]:
-            raise exception.InvalidParameterValue(
-                'Invalid indicator %s specified.' % name)
+        return component, name
 
     @pecan.expose('json', generic=True)
     def index(self, *args, **kwargs):
@@ -235,27 +187,31 @@ class IndicatorController(OneNode):
     @base.expose(types.jsontype)
     def _get(self):
         self._node('baremetal:node:get_indicator_state')
-        self._check()
-        return {'state': 'ON'}
+        fake_driver.check_indicator(*self._parse())
+        return {'state': fake_driver.INDICATOR_STATE}
 
     @index.when(method='PUT', **base.WSME_JSON)
     @base.expose(None, body=types.jsontype, status_code=204)
     def _put(self, body=None):
         body = node_common.json_object(body)
         utils.check_arguments(body, ('state',))
-        state = required(body, 'state')
+        state = node_common.required(body, 'state')
         if not isinstance(state, str):
             raise utils.BadRequest('Expected string for state: %s'
                                    % (state,))
         node = self._node('baremetal:node:set_indicator_state')
-        self._check()
-        raise exception.UnsupportedDriverExtension(node.driver,
-                                                   'set_indicator_state')
+        self._parse()
+        # The fake management interface sets no indicator, whichever.
+        raise fake_driver.unsupported(node.driver, 'set_indicator_state')
 
+
+# -- vendor passthru ---------------------------------------------------------
 
 class VendorPassthruController(OneNode):
-    """``/v1/nodes/{n}/vendor_passthru``: the node's vendor interface
-    offers no method."""
+    """``/v1/nodes/{n}/vendor_passthru?method=``: the methods of the
+    node's vendor interface (``fake_driver.vendor_passthru``); an
+    asynchronous one answers 202 with no body, a synchronous one 200 with
+    its result."""
 
     def __init__(self, ident):
         super().__init__(ident)
@@ -271,10 +227,19 @@ class VendorPassthruController(OneNode):
         method = params.get('method')
         if not method:
             raise utils.BadRequest('Method not specified')
-        node_common.authorized_node(self._ident,
-                                    'baremetal:node:vendor_passthru')
-        raise exception.InvalidParameterValue('No handler for method %s'
-                                              % method)
+        args = {} if body is None else body
+        if not isinstance(args, dict):
+            raise utils.BadRequest('The request body must be a JSON '
+                                   'object.')
+        node = node_common.authorized_node(self._ident,
+                                           'baremetal:node:vendor_passthru')
+        is_async, result = fake_driver.vendor_passthru(
+            node, method, pecan.request.method, args)
+        if is_async:
+            # Accepted, and nothing to show (Ironic's empty body).
+            return wsme_api.Response(None, status_code=202,
+                                     return_type=None)
+        return result
 
     @index.when(method='GET', **base.WSME_JSON)
     @base.expose(types.jsontype)
@@ -310,156 +275,8 @@ class VendorMethodsController(OneNode):
     @index.when(method='GET', **base.WSME_JSON)
     @base.expose(types.jsontype)
     def _get(self):
-        self._node('baremetal:node:vendor_passthru')
-        return {}
-
-
-# What POST /v1/nodes/{n}/vmedia takes (Ironic's schema).
-VMEDIA_DEVICES = ('cdrom', 'disk', 'floppy')
-_VMEDIA = jsonschema.Draft4Validator({
-    'type': 'object',
-    'properties': {
-        'device_type': {'type': 'string', 'enum': list(VMEDIA_DEVICES)},
-        'image_url': {'type': 'string'},
-        'image_download_source': {'type': 'string',
-                                  'enum': ['http', 'local', 'swift']},
-    },
-    'required': ['device_type', 'image_url'],
-    'additionalProperties': False,
-})
-
-
-class VmediaController(OneNode):
-    """``/v1/nodes/{n}/vmedia`` (1.89): fake-hardware's management
-    interface (``fake``, its only one) attaches and detaches virtual media
-    as Ironic's does: it checks the request and does nothing, there being
-    no machine."""
-
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed('DELETE, POST')
-
-    @index.when(method='POST', **base.WSME_JSON)
-    @base.expose(None, body=types.jsontype, status_code=204)
-    def _post(self, body=None):
-        since((1, 89))
-        body = node_common.json_object(body)
-        node_schema.validate(_VMEDIA, 'vmedia', body)
-        self._node('baremetal:node:vmedia:attach')
-
-    @index.when(method='DELETE', **base.WSME_JSON)
-    @base.expose(None, status_code=204)
-    def _delete(self):
-        since((1, 89))
-        params = node_common.query()
-        utils.check_arguments(params, ('device_types',))
-        wanted = [name.strip() for name in
-                  params.get('device_types', '').split(',') if name.strip()]
-        unknown = sorted(set(wanted) - set(VMEDIA_DEVICES))
-        if unknown:
-            raise utils.BadRequest(
-                'Invalid device_types: %s. Valid values are %s.'
-                % (', '.join(unknown), ', '.join(VMEDIA_DEVICES)))
-        node_common.authorized_node(self._ident,
-                                    'baremetal:node:vmedia:detach')
-
-
-# -- states: console and RAID ------------------------------------------------
-
-class ConsoleController(OneNode):
-    """``/v1/nodes/{n}/states/console``: the console is never enabled."""
-
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed('GET, PUT')
-
-    @index.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.jsontype)
-    def _get(self):
-        self._node('baremetal:node:get_console')
-        return {'console_enabled': False, 'console_info': None}
-
-    @index.when(method='PUT', **base.WSME_JSON)
-    @base.expose(None, body=types.jsontype, status_code=202)
-    def _put(self, body=None):
-        body = node_common.json_object(body)
-        utils.check_arguments(body, ('enabled',))
-        enabled = boolean('enabled', required(body, 'enabled'))
-        node = self._node('baremetal:node:set_console_state')
-        if enabled:
-            raise exception.UnsupportedDriverExtension(node.driver,
-                                                       'console')
-        # Already disabled: nothing to do, as Ironic.
-        node_common.set_location(self._ident, 'states', 'console')
-
-
-class RaidController(OneNode):
-    """``PUT /v1/nodes/{n}/states/raid`` (1.12)."""
-
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed('PUT')
-
-    @index.when(method='PUT', **base.WSME_JSON)
-    @base.expose(None, body=types.jsontype, status_code=204)
-    def _put(self, body=None):
-        node_common.json_object(body)
-        if not utils.allowed((1, 12)):
-            raise utils.NotAcceptable('Request not acceptable.')
-        node = self._node('baremetal:node:set_raid_state')
-        # Ironic answers a driver without RAID support with a 404.
-        raise exception.UnsupportedDriverExtension(node.driver, 'raid',
-                                                   status=404)
-
-
-class _BootSetting(OneNode):
-    """``PUT`` of a boot setting (1.76), which the fake management
-    interface does not change."""
-
-    _extension = _action = None
-
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed('PUT')
-
-    @index.when(method='PUT', **base.WSME_JSON)
-    @base.expose(None, body=types.jsontype, status_code=202)
-    def _put(self, body=None):
-        body = node_common.json_object(body)
-        utils.check_arguments(body, ('target',))
-        target = required(body, 'target')
-        node = self._node(self._action)
-        if not utils.allowed((1, 76)):
-            raise exception.NotFound('This endpoint is supported starting '
-                                     'with the API version 1.76')
-        self._check(target)
-        raise exception.UnsupportedDriverExtension(node.driver,
-                                                   self._extension)
-
-
-class BootModeController(_BootSetting):
-    """``PUT /v1/nodes/{n}/states/boot_mode``."""
-
-    _extension = 'set_boot_mode'
-    _action = 'baremetal:node:set_boot_mode'
-
-    @staticmethod
-    def _check(target):
-        if target not in ('bios', 'uefi'):
-            raise exception.InvalidParameterValue(
-                'Invalid boot mode %s requested for node. Allowed boot '
-                'modes are: bios, uefi' % (target,))
-
-
-class SecureBootController(_BootSetting):
-    """``PUT /v1/nodes/{n}/states/secure_boot``."""
-
-    _extension = 'set_secure_boot_state'
-    _action = 'baremetal:node:set_secure_boot'
-
-    @staticmethod
-    def _check(target):
-        boolean('target', target)
+        node = self._node('baremetal:node:vendor_passthru')
+        return fake_driver.vendor_methods(node)
 
 
 # Every controller class here (the routing hook reads their attributes).
@@ -467,7 +284,5 @@ CONTROLLER_CLASSES = (
     ManagementController, BootDeviceController,
     SupportedBootDevicesController, InjectNmiController,
     IndicatorsController, IndicatorController,
-    VendorPassthruController, VendorMethodsController, ConsoleController,
-    RaidController, BootModeController, SecureBootController,
-    VmediaController,
+    VendorPassthruController, VendorMethodsController,
 )

@@ -191,7 +191,8 @@ _TRAITS_VALIDATOR = jsonschema.Draft4Validator(TRAITS_BODY)
 
 
 def validate(validator, name, document):
-    utils.schema_error(name, validator, document)
+    """400 with Ironic's text unless ``document`` fits ``validator``."""
+    utils.args_schema_error(name, validator, document)
 
 
 def check_text(name, value):

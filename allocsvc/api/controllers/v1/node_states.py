@@ -10,6 +10,7 @@ its new state.
 """
 
 import pecan
+import webob.exc
 
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import node_common
@@ -22,14 +23,21 @@ from allocsvc.common import states
 # Power targets of API 1.27 (soft power off and reboot, timeout).
 _SOFT_TARGETS = (states.SOFT_REBOOT, states.SOFT_POWER_OFF)
 
-# Provisioning verbs and the version each was introduced in; 'deploy'
-# and 'undeploy' (1.73) are other names of 'active' and 'deleted'.
-_VERB_SINCE = {'active': (1, 1), 'deleted': (1, 1), 'manage': (1, 4),
-               'provide': (1, 4), 'deploy': (1, 73), 'undeploy': (1, 73)}
+# Provisioning verbs and the version each was introduced in (406
+# before, checked first, as Ironic does); 'deploy' and 'undeploy' (1.73)
+# are other names of 'active' and 'deleted'.
+_VERB_SINCE = {'active': (1, 1), 'deleted': (1, 1), 'rebuild': (1, 1),
+               'manage': (1, 4), 'provide': (1, 4), 'inspect': (1, 6),
+               'abort': (1, 13), 'clean': (1, 15), 'adopt': (1, 17),
+               'rescue': (1, 38), 'unrescue': (1, 38), 'deploy': (1, 73),
+               'undeploy': (1, 73)}
 _VERB_ALIASES = {'deploy': 'active', 'undeploy': 'deleted'}
-# Ironic's other verbs (inspect, clean, rescue, ...) exist only for
-# hardware this service does not drive: they are refused as requests the
-# node's state does not allow, as Ironic refuses an unknown verb.
+# The verbs that deploy an instance: refused for a node in maintenance,
+# and the ones a config drive goes with (rebuild from 1.35).
+_DEPLOYING = ('active', 'rebuild')
+# Ironic's other verbs (clean, rescue, adopt, service...) need steps
+# this service does not run: they are refused as requests the node's
+# state does not allow, as Ironic refuses an unknown verb.
 
 
 def _string(body, name, required=False):
@@ -59,6 +67,15 @@ class NodeStatesController(_OneNode):
         super().__init__(ident)
         self.power = NodePowerStateController(ident)
         self.provision = NodeProvisionStateController(ident)
+
+    @pecan.expose()
+    def _lookup(self, *remainder):
+        # What Ironic answers below the states where nothing is: a
+        # change is refused as one of the states (405), a read is not
+        # found (Ironic's is a server error).
+        if pecan.request.method != 'GET':
+            base.not_allowed('GET')
+        raise webob.exc.HTTPNotFound()
 
     @pecan.expose('json', generic=True)
     def index(self, *args, **kwargs):
@@ -148,7 +165,7 @@ class NodeProvisionStateController(_OneNode):
             raise utils.NotAcceptable('Request not acceptable.')
         verb = _VERB_ALIASES.get(target, target)
         event = states.PROVISION_VERBS.get(verb)
-        if event == states.DEPLOY and node.maintenance:
+        if verb in _DEPLOYING and node.maintenance:
             raise exception.NodeInMaintenance('provisioning', node.uuid)
         if event is None or not states.node_accepts(node.provision_state,
                                                     event):
@@ -182,9 +199,13 @@ class NodeProvisionStateController(_OneNode):
         if not isinstance(configdrive, (str, dict)):
             raise utils.BadRequest('Expected a string or an object for '
                                    'configdrive')
-        if verb != 'active':
+        allowed = ['active']
+        if utils.allowed((1, 35)):
+            allowed.append('rebuild')
+        if verb not in allowed:
             raise utils.BadRequest('Adding a config drive is only supported '
-                                   'when setting provision state to active')
+                                   'when setting provision state to %s'
+                                   % ', '.join(allowed))
         if isinstance(configdrive, dict) and not utils.allowed((1, 56)):
             raise utils.BadRequest('Providing a JSON object for configdrive '
                                    'is only supported starting with API '

@@ -141,14 +141,14 @@ _NODE_FIELD_TYPES = {
 def _node_attributes():
     attributes = {name: _NODE_FIELD_TYPES.get(name, wtypes.text)
                   for name, _since in node_schema.FIELDS}
-    attributes['links'] = [Link]
-    attributes['states'] = [Link]
+    for name in ('links', 'ports', 'states', 'portgroups'):
+        attributes[name] = [Link]
     return attributes
 
 
 # A node: every field of ``node_schema.FIELDS`` (only those of the
-# request's version are set), its links and, from 1.14, the link to its
-# states.
+# request's version are set), its links and those to its ports, states
+# (1.14) and port groups (1.24).
 Node = type('Node', (Base,), dict(
     _node_attributes(),
     __doc__='A node as Ironic shows it, at the request\'s version.'))

@@ -91,6 +91,14 @@ def is_valid_logical_name(name):
     return all(_HOSTNAME_LABEL_RE.match(label.lower()) for label in labels)
 
 
+def is_name_syntax(name):
+    """Whether ``name`` may be a logical name at some version (RFC 3986
+    unreserved characters, at most 255): what Ironic's routing checks of
+    an ident before the request's version is looked at."""
+    return (isinstance(name, str) and len(name) <= NAME_MAX_LENGTH and
+            bool(_NAME_RE.match(name)))
+
+
 def is_uuid(value):
     """Whether ``value`` is a UUID this API takes: uuid-like for
     oslo.utils (32 hex digits, dashes anywhere) in at most 36
@@ -300,6 +308,26 @@ def schema_error(name, validator, document):
         error = jsonschema.exceptions.best_match(error.context)
     report = ' '.join(str(error).split('\n')[:3])[:-1]
     raise BadRequest('Schema error for %s: %s' % (name, report))
+
+
+def args_schema_error(name, validator, document):
+    """400 when ``document`` does not fit ``validator`` (a jsonschema
+    validator), worded as Ironic 39's ``args.schema`` words it for nodes,
+    traits, VIFs and virtual media: "Schema error for <name>: " and the
+    message of jsonschema's best match, then, when that error is a choice
+    among schemas, ". Possible root cause: " and the message of the best
+    match among the choice's own errors."""
+    error = jsonschema.exceptions.best_match(validator.iter_errors(document))
+    if error is None:
+        return
+    text = 'Schema error for %s: %s' % (name, error.message)
+    cause = None
+    while error.context:
+        error = jsonschema.exceptions.best_match(error.context)
+        cause = error.message
+    if cause is not None:
+        text += '. Possible root cause: %s' % cause
+    raise BadRequest(text)
 
 
 def isotime(value):
