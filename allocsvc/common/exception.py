@@ -51,6 +51,13 @@ class NotFound(AllocsvcException):
     status = 404
 
 
+class ProviderNotFound(NotFound):
+    """No resource provider has the uuid asked for."""
+
+    def __init__(self, uuid):
+        super().__init__('No resource provider with uuid %s found' % uuid)
+
+
 class Conflict(AllocsvcException):
     status = 409
 

@@ -50,8 +50,7 @@ def _get(context, uuid):
     row = context.session.execute(
         _provider_select().where(_RP.c.uuid == uuid)).first()
     if row is None:
-        raise exception.NotFound(
-            'No resource provider with uuid %s found' % uuid)
+        raise exception.ProviderNotFound(uuid)
     return Provider(row)
 
 

@@ -61,7 +61,8 @@ def _inventory_url(req, uuid, resource_class):
 def get_inventories(req):
     context = util.authorize(
         req, 'placement:resource_providers:inventories:list')
-    rp, found = inventories.get_all(context, util.provider_uuid(req))
+    with util.provider_named_twice(' : '):
+        rp, found = inventories.get_all(context, util.provider_uuid(req))
     invs = list(found.values())
     return _send_all(req, rp.generation, invs, last_modified=util.latest(
         *[t for inv in invs for t in (inv.created_at, inv.updated_at)]))
@@ -71,8 +72,9 @@ def get_inventories(req):
 def get_inventory(req):
     context = util.authorize(
         req, 'placement:resource_providers:inventories:show')
-    rp, inv = inventories.get_one(context, util.provider_uuid(req),
-                                  req.urlvars['resource_class'])
+    with util.provider_named_twice(' : '):
+        rp, inv = inventories.get_one(context, util.provider_uuid(req),
+                                      req.urlvars['resource_class'])
     return util.json_response(
         req, _serialize_one(inv, rp.generation),
         last_modified=util.latest(inv.created_at, inv.updated_at))

@@ -116,7 +116,9 @@ def _provider_traits_body(names, generation):
 @util.check_accept('application/json')
 def list_traits_for_resource_provider(req):
     context = util.authorize(req, 'placement:resource_providers:traits:list')
-    rp, found = traits.get_provider_traits(context, util.provider_uuid(req))
+    with util.provider_named_twice(': '):
+        rp, found = traits.get_provider_traits(context,
+                                               util.provider_uuid(req))
     body = _provider_traits_body([t.name for t in found], rp.generation)
     # The provider's updated_at moves whenever its trait set changes.
     return util.json_response(req, body,

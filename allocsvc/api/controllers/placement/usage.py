@@ -11,7 +11,8 @@ from allocsvc.placement import usages
 @util.check_accept('application/json')
 def list_usages(req):
     context = util.authorize(req, 'placement:resource_providers:usages')
-    rp, used = usages.provider_usages(context, util.provider_uuid(req))
+    with util.provider_named_twice(': '):
+        rp, used = usages.provider_usages(context, util.provider_uuid(req))
     return util.json_response(
         req, {'resource_provider_generation': rp.generation, 'usages': used})
 

@@ -1,6 +1,7 @@
 """Helpers shared by the Placement handlers: request parsing and
 validation, JSON responses, links and cache headers."""
 
+import contextlib
 import datetime
 import functools
 import json
@@ -187,6 +188,19 @@ def validate_query(req, schema, multi=()):
     validate(params, schema, 'Invalid query string parameters',
              _QUERY_FORMAT_CHECKER)
     return params
+
+
+@contextlib.contextmanager
+def provider_named_twice(separator):
+    """Placement's detail for a missing provider as some of its reads
+    word it: the engine's sentence, ``separator``, and the sentence again
+    ("No resource provider with uuid U found : No resource provider with
+    uuid U found")."""
+    try:
+        yield
+    except exception.ProviderNotFound as exc:
+        raise exception.NotFound('%s%s%s' % (exc.message, separator,
+                                             exc.message))
 
 
 def provider_uuid(req):
