@@ -271,6 +271,15 @@ class NodeInMaintenance(BadRequest):
             "in maintenance mode." % (operation, node))
 
 
+class InstanceRescueFailure(BadRequest):
+    """Rescue refused by the node's driver (Ironic's text; its status
+    there is 500, see doc/source/deviations.rst)."""
+
+    def __init__(self, instance, node, reason):
+        super().__init__('Failed to rescue instance %s for node %s: %s'
+                         % (instance, node, reason))
+
+
 class NodeChanged(Conflict):
     """A conditional write found the node changed by another writer."""
 

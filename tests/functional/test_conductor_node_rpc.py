@@ -274,8 +274,8 @@ def test_destroy_node_rules(harness):
     assert str(info.value) == (
         'Can not delete node "%s" while it is in provision state '
         '"available". Valid provision states to perform deletion are: '
-        '"enroll, manageable", or set the node into maintenance mode'
-        % node.uuid)
+        '"(\'manageable\', \'enroll\', \'adopt failed\')", or set the node '
+        'into maintenance mode' % node.uuid)
     used = harness.node('used', provision_state=states.MANAGEABLE,
                         instance_uuid=INSTANCE)
     with pytest.raises(exception.NodeAssociated):

@@ -18,12 +18,16 @@ NodeLocked (409). The node a change returns is read once the lock is
 released.
 """
 
+import hashlib
+import secrets
+
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from allocsvc.common import exception
 from allocsvc.common import fake_driver
+from allocsvc.common import fake_steps
 from allocsvc.common import hardware
 from allocsvc.common import states
 from allocsvc.db import api as db_api
@@ -264,7 +268,7 @@ def _destroy(context, node_id, host, allowed):
                 'Can not delete node "%s" while it is in provision state '
                 '"%s". Valid provision states to perform deletion are: '
                 '"%s", or set the node into maintenance mode'
-                % (node.uuid, node.provision_state, ', '.join(allowed)))
+                % (node.uuid, node.provision_state, allowed))
     nodes.destroy_in_transaction(context, node_id)
 
 
@@ -320,37 +324,87 @@ def _set_power_state(context, node_id, target, host):
         locked_by=host, expect={'power_state': node.power_state})
 
 
-def provision(context, node_id, verb, locker, configdrive=None):
+def provision(context, node_id, verb, locker, configdrive=None,
+              clean_steps=None, rescue_password=None,
+              disable_ramdisk=False):
     """Apply the provisioning ``verb`` (a key of
     ``states.PROVISION_VERBS``) and let ``fake-hardware`` finish it:
-    the node ends in the stable state the machine leads to, in one
-    transaction; return it.
+    the node ends in the stable (or failure) state the machine leads
+    to, in one transaction; return it.
 
     * InvalidStateRequested (400): the machine refuses the verb in the
       node's state (or does not know it);
-    * NodeInMaintenance (400): deploying (``active``) or rebuilding a node
-      in maintenance;
+    * NodeInMaintenance (400): deploying (``active``), rebuilding,
+      cleaning, rescuing or unrescuing a node in maintenance;
     * NodeProtected (403): rebuilding or tearing down a protected node,
       checked before the node's state, as Ironic's conductor does;
     * ``active`` and ``rebuild`` keep the node's instance and allocation
       (and store ``configdrive`` in ``instance_info``, as Ironic does);
     * ``inspect`` records when inspection finished; UnsupportedDriver-
       Extension (400) for a node whose inspect interface is ``no-*``;
+    * ``clean`` runs ``clean_steps`` (checked by
+      ``fake_steps.clean_errors``): back to manageable, or, if they do
+      not check out, ``clean failed`` (target manageable) with Ironic's
+      message in ``last_error``;
+    * ``rescue`` keeps ``rescue_password`` (and its hash) in
+      ``instance_info``; InstanceRescueFailure (400) for a node whose
+      rescue interface is ``no-rescue``;
     * ``deleted`` (tear down) clears ``instance_uuid`` and
       ``instance_info`` and deletes the node's allocation.
+
+    ``last_error`` is cleared when the verb starts work (enters a
+    transient state), as Ironic's conductor clears it when it spawns
+    that work, and kept by a verb that only moves the node (``manage``
+    from a failure state or from available).
     """
     with locker.hold(context, node_id):
-        _provision(context, node_id, verb, locker.host, configdrive)
+        _provision(context, node_id, verb, locker.host,
+                   _Request(configdrive, clean_steps, rescue_password,
+                            disable_ramdisk))
     return nodes.get_by_id(context, node_id)
+
+
+class _Request:
+    """The arguments that came with a verb."""
+
+    __slots__ = ('configdrive', 'clean_steps', 'rescue_password',
+                 'disable_ramdisk')
+
+    def __init__(self, configdrive=None, clean_steps=None,
+                 rescue_password=None, disable_ramdisk=False):
+        self.configdrive = configdrive
+        self.clean_steps = clean_steps
+        self.rescue_password = rescue_password
+        self.disable_ramdisk = bool(disable_ramdisk)
+
+
+# Events refused for a node in maintenance, and the operation Ironic's
+# refusal names.
+_MAINTENANCE_OPERATIONS = {states.DEPLOY: 'provisioning',
+                           states.REBUILD: 'provisioning',
+                           states.CLEAN: 'cleaning',
+                           states.RESCUE_EVENT: 'rescuing',
+                           states.UNRESCUE: 'unrescuing'}
+
+
+def _check_rescue(node):
+    if not fake_driver.supports(node.rescue_interface):
+        # Ironic's conductor validates the rescue interface once the
+        # node is locked (its answer is a 500; a client error here).
+        raise exception.InstanceRescueFailure(
+            node.instance_uuid, node.uuid,
+            'Validation failed: %s' % fake_driver.unsupported(
+                node.driver, 'rescue'))
 
 
 @db_api.retry_on_deadlock
 @db_api.writer
-def _provision(context, node_id, verb, host, configdrive):
+def _provision(context, node_id, verb, host, request):
     node = nodes.get_in_transaction(context, node_id)
     event = states.PROVISION_VERBS.get(verb)
-    if event in _DEPLOYING and node.maintenance:
-        raise exception.NodeInMaintenance('provisioning', node.uuid)
+    if event in _MAINTENANCE_OPERATIONS and node.maintenance:
+        raise exception.NodeInMaintenance(_MAINTENANCE_OPERATIONS[event],
+                                          node.uuid)
     if event is None:
         raise exception.InvalidStateRequested(verb, node.uuid,
                                               node.provision_state)
@@ -359,8 +413,17 @@ def _provision(context, node_id, verb, host, configdrive):
     if event == states.PROVIDE and node.retired and \
             node.provision_state == states.MANAGEABLE:
         raise exception.NodeIsRetired('providing', node.uuid)
+    if event == states.RESCUE_EVENT:
+        _check_rescue(node)
+    failure = None
+    if event == states.CLEAN:
+        failure = fake_steps.clean_errors(node, request.clean_steps or [],
+                                          request.disable_ramdisk)
+        if failure is not None:
+            failure = 'Cannot clean node %s: %s' % (node.uuid, failure)
     try:
-        path = states.node_settle(node.provision_state, event)
+        path = states.node_settle(node.provision_state, event,
+                                  fail=failure is not None)
     except states.InvalidTransition:
         raise exception.InvalidStateRequested(verb, node.uuid,
                                               node.provision_state)
@@ -374,15 +437,24 @@ def _provision(context, node_id, verb, host, configdrive):
         path += states.node_settle(states.AVAILABLE, states.MANAGE)
     provision_state, target = path[-1]
     values = {'provision_state': provision_state,
-              'target_provision_state': target, 'last_error': None}
-    if event in _DEPLOYING and configdrive is not None:
+              'target_provision_state': target}
+    if path[0][1] is not None:
+        # The verb started work: its outcome is the node's last error.
+        values['last_error'] = failure
+    if event in _DEPLOYING and request.configdrive is not None:
         values['instance_info'] = dict(node.instance_info,
-                                       configdrive=configdrive)
+                                       configdrive=request.configdrive)
     if event == states.INSPECT:
         # Ironic stamps the start on entering inspection and, once done,
         # the end, forgetting the start.
         values.update(inspection_started_at=None,
                       inspection_finished_at=timeutils.utcnow())
+    if event == states.RESCUE_EVENT:
+        # Ironic keeps the password (shown masked) and its hash; unrescue
+        # with its fake interface leaves both.
+        values['instance_info'] = dict(
+            node.instance_info, rescue_password=request.rescue_password,
+            hashed_rescue_password=_hash(request.rescue_password))
     if event == states.DELETED:
         values.update(instance_uuid=None, instance_info={},
                       instance_name=None)
@@ -394,6 +466,14 @@ def _provision(context, node_id, verb, host, configdrive):
     return nodes.update_in_transaction(
         context, node_id, values, locked_by=host,
         expect={'provision_state': node.provision_state})
+
+
+def _hash(password):
+    """A salted SHA-512 digest of ``password``, kept beside it as Ironic
+    keeps a hash for the rescue ramdisk (the API masks both)."""
+    salt = secrets.token_hex(8)
+    digest = hashlib.sha512((salt + password).encode()).hexdigest()
+    return '$6$%s$%s' % (salt, digest)
 
 
 # -- traits ------------------------------------------------------------------

@@ -9,6 +9,8 @@ change at once, so the 202 Ironic answers comes with the node already in
 its new state.
 """
 
+import jsonschema
+from oslo_utils import strutils
 import pecan
 import webob.exc
 
@@ -18,6 +20,7 @@ from allocsvc.api.controllers.v1 import node_schema
 from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
+from allocsvc.common import fake_steps
 from allocsvc.common import states
 
 # Power targets of API 1.27 (soft power off and reboot, timeout).
@@ -25,19 +28,72 @@ _SOFT_TARGETS = (states.SOFT_REBOOT, states.SOFT_POWER_OFF)
 
 # Provisioning verbs and the version each was introduced in (406
 # before, checked first, as Ironic does); 'deploy' and 'undeploy' (1.73)
-# are other names of 'active' and 'deleted'.
+# are other names of 'active' and 'deleted'. 'unhold' (1.85) and
+# 'service' (1.87) are checked later, once the node's state allows them.
 _VERB_SINCE = {'active': (1, 1), 'deleted': (1, 1), 'rebuild': (1, 1),
                'manage': (1, 4), 'provide': (1, 4), 'inspect': (1, 6),
                'abort': (1, 13), 'clean': (1, 15), 'adopt': (1, 17),
                'rescue': (1, 38), 'unrescue': (1, 38), 'deploy': (1, 73),
                'undeploy': (1, 73)}
+_UNHOLD_SINCE = (1, 85)
+_SERVICE_SINCE = (1, 87)
+# disable_ramdisk: with a manual clean from 1.70 (with servicing from
+# 1.108).
+_CLEAN_DISABLE_RAMDISK_SINCE = (1, 70)
 _VERB_ALIASES = {'deploy': 'active', 'undeploy': 'deleted'}
 # The verbs that deploy an instance: refused for a node in maintenance,
 # and the ones a config drive goes with (rebuild from 1.35).
 _DEPLOYING = ('active', 'rebuild')
-# Ironic's other verbs (clean, rescue, adopt, service...) need steps
-# this service does not run: they are refused as requests the node's
-# state does not allow, as Ironic refuses an unknown verb.
+# The verbs this service does not do: 'service' needs service steps
+# fake-hardware's conductor here does not run. It is refused as a
+# request the node's state does not allow, as Ironic refuses an unknown
+# verb.
+_NOT_DONE = ('service',)
+# Ironic's default [api]disallow_clean_steps: never run, whatever the
+# driver.
+_DISALLOWED_CLEAN_STEPS = ('vendor.send_raw',)
+_BODY = ('target', 'configdrive', 'clean_steps', 'deploy_steps',
+         'rescue_password', 'disable_ramdisk', 'service_steps')
+
+
+def _list(body, name):
+    """``name``'s value if it is a list (or None), else Ironic's 400."""
+    value = body.get(name)
+    if value is not None and not isinstance(value, list):
+        raise utils.BadRequest("Expected types <class 'NoneType'>, "
+                               "<class 'list'> for %s: %s" % (name, value))
+    return value
+
+
+def _boolean(body, name):
+    value = body.get(name)
+    if value is None:
+        return None
+    try:
+        return strutils.bool_from_string(value, strict=True)
+    except ValueError as exc:
+        raise utils.BadRequest('Invalid %s: %s' % (name, exc))
+
+
+def _check_clean_steps(steps):
+    """Ironic's API checks of manual clean steps: their shape (its
+    schema, its words) and the steps no one may run. Whether the node's
+    interfaces offer them is the conductor's business."""
+    # The error jsonschema.validate would raise: the best match.
+    error = jsonschema.exceptions.best_match(
+        _STEPS_VALIDATOR.iter_errors(steps))
+    if error is not None:
+        raise utils.BadRequest('Invalid clean_steps: %s' % error)
+    for step in steps:
+        step_id = '%s.%s' % (step['interface'], step['step'])
+        if step_id in _DISALLOWED_CLEAN_STEPS:
+            raise utils.BadRequest(
+                "clean step '%s' is not allowed. Disallowed by operator "
+                "configuration [api]disallow_clean_steps." % step_id)
+
+
+_STEPS_VALIDATOR = jsonschema.validators.validator_for(
+    fake_steps.STEPS_SCHEMA)(fake_steps.STEPS_SCHEMA)
 
 
 def _string(body, name, required=False):
@@ -152,19 +208,26 @@ class NodeProvisionStateController(_OneNode):
     @index.when(method='PUT', **base.WSME_JSON)
     @base.expose(None, body=types.jsontype, status_code=202)
     def _put(self, body=None):
+        # Ironic's order: the arguments' types, the node, the verb's
+        # version, maintenance for a deployment, the node's state, then
+        # the arguments that need another verb or version, then what the
+        # verb itself needs.
         ident = self.ident
         body = node_common.json_object(body)
-        utils.check_arguments(body, ('target', 'configdrive',
-                                     'clean_steps', 'deploy_steps',
-                                     'rescue_password'))
+        utils.check_arguments(body, _BODY)
         target = _string(body, 'target', required=True)
+        clean_steps = _list(body, 'clean_steps')
+        rescue_password = _string(body, 'rescue_password')
+        disable_ramdisk = _boolean(body, 'disable_ramdisk')
+        service_steps = _list(body, 'service_steps')
         node = node_common.authorized_node(
             ident, 'baremetal:node:set_provision_state')
         since = _VERB_SINCE.get(target)
         if since is not None and not utils.allowed(since):
             raise utils.NotAcceptable('Request not acceptable.')
         verb = _VERB_ALIASES.get(target, target)
-        event = states.PROVISION_VERBS.get(verb)
+        event = None if verb in _NOT_DONE else \
+            states.PROVISION_VERBS.get(verb)
         if verb in _DEPLOYING and node.maintenance:
             raise exception.NodeInMaintenance('provisioning', node.uuid)
         if event is None or not states.node_accepts(node.provision_state,
@@ -176,19 +239,46 @@ class NodeProvisionStateController(_OneNode):
             raise exception.InvalidStateRequested(
                 target, node.uuid, node.provision_state)
         configdrive = self._configdrive(body, verb)
-        for name, only in (('clean_steps', 'clean'),
-                           ('rescue_password', 'rescue')):
-            if body.get(name) is not None:
-                raise utils.BadRequest(
-                    '"%s" is only valid when setting target provision '
-                    'state to %s' % (name, only))
+        if disable_ramdisk is not None:
+            if verb != 'clean':
+                raise utils.BadRequest('disable_ramdisk is supported only '
+                                       'with manual cleaning or servicing')
+            if not utils.allowed(_CLEAN_DISABLE_RAMDISK_SINCE):
+                raise utils.NotAcceptable('disable_ramdisk is not '
+                                          'acceptable in this API version')
+        if clean_steps and verb != 'clean':
+            raise utils.BadRequest('"clean_steps" is only valid when '
+                                   'setting target provision state to clean')
         if body.get('deploy_steps') is not None:
             # Deploy steps are what a real deploy interface runs;
             # fake-hardware has none to run them with.
             raise utils.BadRequest('"deploy_steps" are not supported by '
                                    'the fake-hardware driver')
-        utils.rpcapi().do_provisioning_action(utils.context(), node, verb,
-                                              configdrive=configdrive)
+        if rescue_password is not None and verb != 'rescue':
+            raise utils.BadRequest('"rescue_password" is only valid when '
+                                   'setting target provision state to '
+                                   'rescue')
+        if verb == 'unhold' and not utils.allowed(_UNHOLD_SINCE):
+            raise utils.NotAcceptable('Request not acceptable.')
+        if service_steps and verb != 'service':
+            raise utils.BadRequest('"service_steps" is only valid when '
+                                   'setting target provision state to '
+                                   'service')
+        if verb == 'rescue' and not (rescue_password and
+                                     rescue_password.strip()):
+            raise utils.BadRequest('A non-empty "rescue_password" is '
+                                   'required when setting target provision '
+                                   'state to rescue')
+        if verb == 'clean':
+            if not clean_steps:
+                raise utils.BadRequest('"clean_steps" is required when '
+                                       'setting target provision state to '
+                                       'clean')
+            _check_clean_steps(clean_steps)
+        utils.rpcapi().do_provisioning_action(
+            utils.context(), node, verb, configdrive=configdrive,
+            clean_steps=clean_steps, rescue_password=rescue_password,
+            disable_ramdisk=bool(disable_ramdisk))
         node_common.set_location(ident, 'states')
 
     @staticmethod
