@@ -280,6 +280,16 @@ class InstanceRescueFailure(BadRequest):
                          % (instance, node, reason))
 
 
+class UnsupportedServiceStep(BadRequest):
+    """A service step that would leave a fake-hardware node waiting for
+    a ramdisk it never boots (see doc/source/deviations.rst)."""
+
+    def __init__(self, step):
+        super().__init__('Service step %s.%s would hold or wait, which the '
+                         'fake-hardware driver does not support.'
+                         % (step['interface'], step['step']))
+
+
 class NodeChanged(Conflict):
     """A conditional write found the node changed by another writer."""
 

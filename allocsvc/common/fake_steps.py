@@ -152,3 +152,158 @@ def _skipped(step):
     for child nodes (whose execution allocsvc does not do either)."""
     return step.get('execute_on_child_nodes') or \
         step.get('step') in FLOW_STEPS
+
+
+# -- servicing ---------------------------------------------------------------
+
+# The service steps Ironic's fake vendor interface offers (priority 0,
+# not abortable, no arguments declared) and whether each needs a
+# ramdisk. trigger_servicewait parks the node in ``service wait``.
+SERVICE_STEPS = {'vendor.log_passthrough': False,
+                 'vendor.trigger_servicewait': True}
+_PARKING = ('vendor.trigger_servicewait',)
+
+# What Ironic's conductor does with a step it runs without a check (see
+# ``service_plan``): the class of each interface implementation, and the
+# methods of it a step may name ({name: required arguments, or None for
+# any keyword arguments}; every interface also has ``validate`` and
+# ``get_properties``, a step may name them too; any other of their
+# methods is taken as missing, see doc/source/deviations.rst).
+_CLASSES = {'vendor': 'FakeVendorB', 'power': 'FakePower',
+            'management': 'FakeManagement', 'deploy': 'FakeDeploy',
+            'bios': 'FakeBIOS', 'raid': 'FakeRAID',
+            'firmware': 'FakeFirmware'}
+_NO_CLASSES = {'vendor': 'NoVendor', 'bios': 'NoBIOS', 'raid': 'NoRAID',
+               'firmware': 'NoFirmware'}
+_METHODS = {
+    'vendor': {'log_passthrough': None, 'trigger_servicewait': None},
+    'bios': {'apply_configuration': (_SETTINGS,), 'factory_reset': (),
+             'cache_bios_settings': ()},
+    'firmware': {'update': (_SETTINGS,), 'cache_firmware_components': ()},
+}
+# The no-* ones have none but these, and refuse all but the caches.
+_NO_METHODS = {'bios': {'apply_configuration': (_SETTINGS,),
+                        'factory_reset': (), 'cache_bios_settings': ()},
+               'firmware': {'update': (_SETTINGS,),
+                            'cache_firmware_components': ()}}
+_NO_REFUSING = ('apply_configuration', 'factory_reset', 'update')
+_POWER_STEPS = {'power_on': 'power on', 'power_off': 'power off',
+                'reboot': 'power on'}
+
+
+class ServicePlan:
+    """What servicing a node with some steps comes to under
+    fake-hardware: ``power`` (the power state the flow steps leave, or
+    None), then ``failure`` (Ironic's message; the node fails into
+    ``service failed``) or ``parks`` (the step that would leave the node
+    waiting or held: not done here) or neither (back to active);
+    ``failed_step`` is the step that failed."""
+
+    def __init__(self):
+        self.power = None
+        self.failure = None
+        self.failed_step = None
+        self.parks = None
+
+
+def _service_errors(node, steps, disable_ramdisk):
+    """Ironic's check of service steps against the driver's (as
+    ``clean_errors``, with the service steps): its messages."""
+    errors = []
+    for step in steps:
+        if _skipped(step):
+            continue
+        step_id = '%s.%s' % (step['interface'], step['step'])
+        needs_ramdisk = SERVICE_STEPS.get(step_id)
+        if needs_ramdisk is None or not _implemented(node, 'vendor'):
+            errors.append('node does not support this service step: %r'
+                          % (step,))
+            continue
+        if step.get('args'):
+            errors.append('service step %r has these unexpected arguments: '
+                          '%s' % (step, ', '.join(sorted(step['args']))))
+        if disable_ramdisk and needs_ramdisk:
+            errors.append('service step %r requires booting a ramdisk'
+                          % (step,))
+    return errors
+
+
+def _implemented(node, interface):
+    implementation = getattr(node, '%s_interface' % interface, None) or ''
+    return not implementation.startswith('no-')
+
+
+def service_plan(node, steps, disable_ramdisk=False):
+    """What Ironic 39's conductor does with ``steps`` (schema-checked)
+    on ``node``. Steps that all check out against the driver's service
+    steps run (flow steps dropped). Otherwise, with the ramdisk, Ironic
+    runs them as given, one by one, until one fails: a flow step acts
+    (power on, off, reboot; hold and wait park the node), a step names a
+    method of the interface it is called with ``args`` (a missing
+    method or a wrong argument fails with Python's words); without the
+    ramdisk the check's message is the failure (Ironic leaves the node
+    in ``servicing`` for ever: see doc/source/deviations.rst)."""
+    plan = ServicePlan()
+    errors = _service_errors(node, steps, disable_ramdisk)
+    if errors and disable_ramdisk:
+        plan.failure = ('Async execution of do_node_service failed with '
+                        'error: %s' % '; '.join(errors))
+        return plan
+    for step in steps:
+        if step.get('execute_on_child_nodes'):
+            continue
+        name = step['step']
+        if name in FLOW_STEPS:
+            if errors and name in _POWER_STEPS:
+                plan.power = _POWER_STEPS[name]
+            elif errors:
+                plan.parks = step
+                return plan
+            continue
+        if '%s.%s' % (step['interface'], name) in _PARKING:
+            plan.parks = step
+            return plan
+        if errors:
+            failure = _call_error(node, step)
+            if failure is not None:
+                plan.failure, plan.failed_step = failure, step
+                return plan
+    return plan
+
+
+def _call_error(node, step):
+    """Python's words for calling the method ``step`` names on the
+    node's interface with the step's ``args``, or None if the call
+    works."""
+    interface, name = step['interface'], step['step']
+    implemented = _implemented(node, interface)
+    if implemented:
+        cls, methods = _CLASSES[interface], _METHODS.get(interface, {})
+    else:
+        cls = _NO_CLASSES.get(interface, _CLASSES[interface])
+        methods = _NO_METHODS.get(interface, {})
+    refusal = ('Driver %s does not support %s (disabled or not '
+               'implemented).' % (node.driver, interface))
+    if name == 'validate':
+        # Every interface validates; a no-* one refuses.
+        return None if implemented else refusal
+    if name == 'get_properties':
+        return ('%s.get_properties() takes 1 positional argument but 2 '
+                'were given' % cls)
+    if name not in methods:
+        return "'%s' object has no attribute '%s'" % (cls, name)
+    required = methods[name]
+    if required is None:
+        return None
+    args = step.get('args') or {}
+    for arg in args:
+        if arg not in required:
+            return ("%s.%s() got an unexpected keyword argument '%s'"
+                    % (cls, name, arg))
+    missing = [arg for arg in required if arg not in args]
+    if missing:
+        return ('%s.%s() missing 1 required positional argument: %r'
+                % (cls, name, missing[0]))
+    if not implemented and name in _NO_REFUSING:
+        return refusal
+    return None

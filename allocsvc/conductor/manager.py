@@ -62,9 +62,9 @@ LOG = logging.getLogger(__name__)
 #              attach_virtual_media, detach_virtual_media (calls;
 #              node_actions); create_node's values and update_node's
 #              changes may name the node's chassis (chassis_uuid)
-# 1.4:         do_provisioning_action's clean_steps, rescue_password and
-#              disable_ramdisk, and the verbs clean, adopt, rescue,
-#              unrescue, abort and unhold
+# 1.4:         do_provisioning_action's clean_steps, rescue_password,
+#              disable_ramdisk and service_steps, and the verbs clean,
+#              adopt, rescue, unrescue, abort, unhold and service
 RPC_API_VERSION = node_actions.VERSION
 
 # What PATCH /v1/allocations/{ident} may change.
@@ -234,12 +234,12 @@ class ConductorManager(node_actions.NodeActions):
     @rpc.translate_errors
     def do_provisioning_action(self, context, node, verb, configdrive=None,
                                clean_steps=None, rescue_password=None,
-                               disable_ramdisk=False):
+                               disable_ramdisk=False, service_steps=None):
         context = _worker_context(context)
         return objects.Node.from_record(context, provisioning.provision(
             context, node.id, verb, self._locker(), configdrive=configdrive,
             clean_steps=clean_steps, rescue_password=rescue_password,
-            disable_ramdisk=disable_ramdisk))
+            disable_ramdisk=disable_ramdisk, service_steps=service_steps))
 
     @messaging.expose
     @rpc.translate_errors

@@ -88,9 +88,9 @@ class ConductorAPI(node_actions.NodeActionsAPI):
     #      detach_virtual_media (calls; node_actions); create_node's values
     #      and update_node's changes may name the node's chassis
     #      (chassis_uuid)
-    # 1.4: do_provisioning_action's clean_steps, rescue_password and
-    #      disable_ramdisk, and the verbs clean, adopt, rescue, unrescue,
-    #      abort and unhold
+    # 1.4: do_provisioning_action's clean_steps, rescue_password,
+    #      disable_ramdisk and service_steps, and the verbs clean, adopt,
+    #      rescue, unrescue, abort, unhold and service
     RPC_API_VERSION = node_actions.VERSION
 
     def __init__(self, conf, transport=None):
@@ -349,13 +349,14 @@ class ConductorAPI(node_actions.NodeActionsAPI):
     @rpc.rebuild_errors
     def do_provisioning_action(self, context, node, verb, configdrive=None,
                                clean_steps=None, rescue_password=None,
-                               disable_ramdisk=False):
+                               disable_ramdisk=False, service_steps=None):
         """Apply the provisioning ``verb`` (``active`` stores
-        ``configdrive``; ``clean`` runs ``clean_steps``, ``rescue`` keeps
-        ``rescue_password``); return the ``objects.Node`` in the state it
-        leads to. InvalidStateRequested (400) if the node's state does
-        not allow it, NodeInMaintenance (400) to deploy, clean or rescue
-        a node in maintenance. The verbs and arguments of 1.4 need a
+        ``configdrive``; ``clean`` runs ``clean_steps``, ``service``
+        ``service_steps``, ``rescue`` keeps ``rescue_password``); return
+        the ``objects.Node`` in the state it leads to.
+        InvalidStateRequested (400) if the node's state does not allow
+        it, NodeInMaintenance (400) to deploy, clean, rescue or service a
+        node in maintenance. The verbs and arguments of 1.4 need a
         conductor that knows them (ConductorTooOld)."""
         if verb in _VERBS_1_1:
             return self._call_for_node(context, node,
@@ -366,7 +367,8 @@ class ConductorAPI(node_actions.NodeActionsAPI):
                                    configdrive=configdrive,
                                    clean_steps=clean_steps,
                                    rescue_password=rescue_password,
-                                   disable_ramdisk=disable_ramdisk)
+                                   disable_ramdisk=disable_ramdisk,
+                                   service_steps=service_steps)
 
     @rpc.rebuild_errors
     def set_node_traits(self, context, node, traits):

@@ -18,8 +18,13 @@ Scenarios:
   may be updated but not deleted.
 * abort (1.13) and unhold (1.85): refused in every state a fake-hardware
   node rests in (no step ever waits or holds), as Ironic words it.
-* service (1.87): not done here, refused as a state that does not allow
-  it; service_steps only with service.
+* service (1.87): steps that check out against the fake vendor
+  interface's service steps run; others run as given, as Ironic runs
+  them (flow steps act, a step calls its interface's method), and a
+  failure leaves the node in ``service failed`` (target active) in
+  maintenance with Ironic's words; abort from there (not in
+  maintenance) is back to active; disable_ramdisk (1.108); steps that
+  would wait or hold are refused; the API's refusals.
 * Every state Ironic reports is a valid provision_state filter.
 """
 
@@ -445,17 +450,206 @@ def test_abort_and_unhold_are_refused_where_nothing_waits(database):
     refused('cf', 'abort', cf, 'clean failed')
 
 
-def test_service_is_not_done(database):
-    node = active('sv')
+def service(ident, steps, **body):
+    return provision(ident, 'service', service_steps=steps, **body)
+
+
+def test_service_runs_the_steps(database):
+    node = active('sv', instance_info={'image_source': 'img'})
+    steps = [{'interface': 'vendor', 'step': 'log_passthrough'},
+             # Flow steps of steps that all check out are dropped.
+             {'interface': 'power', 'step': 'power_off'},
+             {'interface': 'deploy', 'step': 'hold'}]
+    assert service('sv', steps, version='1.86').status_int == 406
+    resp = service('sv', steps, version='1.87')
+    assert resp.status_int == 202, resp.text
+    doc = show('sv')
+    assert (doc['provision_state'], doc['target_provision_state'],
+            doc['last_error'], doc['service_step'], doc['power_state'],
+            doc['maintenance'], doc['instance_info']) == (
+        'active', None, None, {}, None, False, {'image_source': 'img'})
+    # Steps that do not check out run as given: flow steps act, a step
+    # names a method of its interface.
+    steps = [{'interface': 'power', 'step': 'power_off'},
+             {'interface': 'bios', 'step': 'factory_reset'},
+             {'interface': 'vendor', 'step': 'log_passthrough',
+              'args': {'a': 1}},
+             {'interface': 'raid', 'step': 'validate'},
+             {'interface': 'firmware', 'step': 'update',
+              'args': {'settings': []}},
+             {'interface': 'power', 'step': 'reboot'},
+             {'interface': 'vendor', 'step': 'log_passthrough',
+              'execute_on_child_nodes': True}]
+    assert service('sv', steps).status_int == 202
+    doc = show('sv')
+    assert (doc['provision_state'], doc['last_error'], doc['power_state'],
+            doc['maintenance']) == ('active', None, 'power on', False)
+    assert node['uuid'] == doc['uuid']
+
+
+@pytest.mark.parametrize('step,error', [
+    ({'interface': 'vendor', 'step': 'nope'},
+     "'FakeVendorB' object has no attribute 'nope'"),
+    ({'interface': 'management', 'step': 'nope'},
+     "'FakeManagement' object has no attribute 'nope'"),
+    ({'interface': 'bios', 'step': 'factory_reset',
+      'args': {'x': 1, 'y': 2}},
+     "FakeBIOS.factory_reset() got an unexpected keyword argument 'x'"),
+    ({'interface': 'firmware', 'step': 'update'},
+     "FakeFirmware.update() missing 1 required positional argument: "
+     "'settings'"),
+    ({'interface': 'vendor', 'step': 'get_properties'},
+     'FakeVendorB.get_properties() takes 1 positional argument but 2 were '
+     'given'),
+])
+def test_a_failed_service_step(database, step, error):
+    node = active('sf')
+    resp = service('sf', [{'interface': 'power', 'step': 'power_on'}, step])
+    assert resp.status_int == 202
+    failure = 'Node %s failed step %r: %s' % (node['uuid'], step, error)
+    doc = show('sf')
+    assert (doc['provision_state'], doc['target_provision_state'],
+            doc['last_error'], doc['maintenance'],
+            doc['maintenance_reason'], doc['fault'], doc['service_step'],
+            doc['power_state']) == (
+        'service failed', 'active', failure, True, failure,
+        'service failure', {}, 'power on')
+
+
+def test_after_a_failed_service(database):
+    node = active('af')
+    service('af', [{'interface': 'vendor', 'step': 'nope'}])
+    for target, operation in (('service', 'service'),
+                              ('rescue', 'rescuing')):
+        body = {'rescue_password': 'pw'} if target == 'rescue' else {
+            'service_steps': [{'interface': 'vendor',
+                               'step': 'log_passthrough'}]}
+        resp = provision('af', target, **body)
+        assert resp.status_int == 400
+        assert message(resp) == (
+            "The %s operation can't be performed on node %s because it's "
+            "in maintenance mode." % (operation, node['uuid']))
+    resp = provision('af', 'abort')
+    assert resp.status_int == 409
+    assert message(resp) == (
+        'Can not abort service on node "%s" while it is in maintenance '
+        'mode. Please remove the node from maintenance prior to issuing '
+        'the request to abort the service operation.' % node['uuid'])
+    # The node may be updated meanwhile.
+    assert api.patch('af', [{'op': 'add', 'path': '/extra/a',
+                             'value': 1}]).status_int == 200
+    call('DELETE', '/v1/nodes/af/maintenance')
+    assert state('af')[:2] == ('service failed', 'active')
+    assert provision('af', 'abort').status_int == 202
+    assert state('af') == ('active', None, 'By request, the service '
+                           'operation was aborted')
+    refused('af', 'abort', node, 'active')
+    # Servicing again from service failed, and tearing down.
+    service('af', [{'interface': 'vendor', 'step': 'nope'}])
+    call('DELETE', '/v1/nodes/af/maintenance')
+    assert service('af', [{'interface': 'vendor',
+                           'step': 'log_passthrough'}]).status_int == 202
+    assert state('af') == ('active', None, None)
+    service('af', [{'interface': 'vendor', 'step': 'nope'}])
+    assert provision('af', 'deleted').status_int == 202
+    assert state('af')[:2] == ('available', None)
+
+
+def test_service_with_no_interfaces(database):
+    node = active('nv', vendor_interface='no-vendor',
+                  bios_interface='no-bios')
+    cache = {'interface': 'bios', 'step': 'cache_bios_settings'}
+    assert service('nv', [cache]).status_int == 202
+    assert state('nv') == ('active', None, None)
+    for step, error in (
+            ({'interface': 'vendor', 'step': 'log_passthrough'},
+             "'NoVendor' object has no attribute 'log_passthrough'"),
+            ({'interface': 'bios', 'step': 'factory_reset'},
+             'Driver fake-hardware does not support bios (disabled or not '
+             'implemented).')):
+        service('nv', [step])
+        assert show('nv')['last_error'] == (
+            'Node %s failed step %r: %s' % (node['uuid'], step, error))
+        call('DELETE', '/v1/nodes/nv/maintenance')
+        provision('nv', 'abort')
+
+
+def test_service_without_a_ramdisk(database):
+    node = active('sr')
     step = {'interface': 'vendor', 'step': 'log_passthrough'}
-    refused('sv', 'service', node, 'active', service_steps=[step])
-    resp = provision('sv', 'rebuild', service_steps=[step])
-    assert resp.status_int == 400
-    assert message(resp) == ('"service_steps" is only valid when setting '
-                             'target provision state to service')
-    resp = provision('sv', 'rebuild', service_steps='x')
+    resp = service('sr', [step], disable_ramdisk=True, version='1.107')
+    assert resp.status_int == 406
+    assert message(resp) == ('disable_ramdisk is not acceptable in this '
+                             'API version')
+    assert service('sr', [step], disable_ramdisk=True).status_int == 202
+    assert state('sr') == ('active', None, None)
+    # A step that does not check out: Ironic leaves the node in
+    # servicing for ever, allocsvc fails it (doc/source/deviations.rst).
+    bad = {'interface': 'bios', 'step': 'factory_reset'}
+    assert service('sr', [bad], disable_ramdisk=True).status_int == 202
+    doc = show('sr')
+    assert (doc['provision_state'], doc['target_provision_state'],
+            doc['last_error'], doc['maintenance']) == (
+        'service failed', 'active',
+        "Async execution of do_node_service failed with error: node does "
+        "not support this service step: %r" % bad, False)
+    assert node['uuid'] == doc['uuid']
+
+
+def test_service_steps_that_would_wait_are_refused(database):
+    # fake-hardware boots no ramdisk that could end the wait (Ironic
+    # leaves the node waiting; doc/source/deviations.rst).
+    active('sw')
+    for steps, name in (
+            ([{'interface': 'vendor', 'step': 'trigger_servicewait'}],
+             'vendor.trigger_servicewait'),
+            ([{'interface': 'deploy', 'step': 'hold'},
+              {'interface': 'vendor', 'step': 'nope'}], 'deploy.hold'),
+            ([{'interface': 'vendor', 'step': 'log_passthrough',
+               'args': {'a': 1}},
+              {'interface': 'deploy', 'step': 'wait'}], 'deploy.wait')):
+        resp = service('sw', steps)
+        assert resp.status_int == 400, steps
+        assert message(resp) == ('Service step %s would hold or wait, '
+                                 'which the fake-hardware driver does not '
+                                 'support.' % name)
+    assert state('sw') == ('active', None, None)
+    assert show('sw')['maintenance'] is False
+
+
+def test_service_refusals_of_the_api(database):
+    node = manageable('sa')
+    step = {'interface': 'vendor', 'step': 'log_passthrough'}
+    # The node's state first, then the version.
+    refused('sa', 'service', node, 'manageable', service_steps=[step],
+            version='1.86')
+    provision('sa', 'adopt')
+    for body in ({}, {'service_steps': []}):
+        resp = provision('sa', 'service', **body)
+        assert resp.status_int == 400
+        assert message(resp) == ('"service_steps" is required when '
+                                 'setting target provision state to '
+                                 'service')
+    resp = service('sa', 'x')
     assert message(resp) == ("Expected types <class 'NoneType'>, "
                              "<class 'list'> for service_steps: x")
+    resp = provision('sa', 'rebuild', service_steps=[step])
+    assert message(resp) == ('"service_steps" is only valid when setting '
+                             'target provision state to service')
+    resp = service('sa', [{'interface': 'vendor', 'step': 'send_raw'}])
+    assert message(resp) == (
+        "service step 'vendor.send_raw' is not allowed. Disallowed by "
+        "operator configuration [api]disallow_service_steps.")
+    resp = service('sa', [{'interface': 'network', 'step': 'x'}])
+    assert message(resp).startswith(
+        "Invalid service_steps: 'network' is not one of ['vendor', "
+        "'power', 'management', 'firmware', 'deploy', 'bios', 'raid']")
+    call('PUT', '/v1/nodes/sa/maintenance', {})
+    resp = service('sa', [step])
+    assert message(resp) == ("The service operation can't be performed on "
+                             "node %s because it's in maintenance mode."
+                             % node['uuid'])
+    assert state('sa') == ('active', None, None)
 
 
 # -- filters -----------------------------------------------------------------

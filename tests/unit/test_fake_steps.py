@@ -72,3 +72,46 @@ def test_flow_and_child_steps_are_not_checked():
              {'interface': 'raid', 'step': 'x',
               'execute_on_child_nodes': True}]
     assert fake_steps.clean_errors(node(), steps) is None
+
+
+# -- servicing ---------------------------------------------------------------
+
+def plan(steps, disable_ramdisk=False, **interfaces):
+    return fake_steps.service_plan(node(driver='fake-hardware', **interfaces),
+                                   steps, disable_ramdisk)
+
+
+def test_service_steps_that_check_out_run_without_flow_steps():
+    result = plan([{'interface': 'vendor', 'step': 'log_passthrough'},
+                   {'interface': 'power', 'step': 'power_off'}])
+    assert (result.power, result.failure, result.parks) == (None, None,
+                                                            None)
+
+
+def test_service_steps_run_as_given_until_one_fails():
+    steps = [{'interface': 'power', 'step': 'reboot'},
+             {'interface': 'bios', 'step': 'apply_configuration',
+              'args': {'settings': [], 'x': 1}},
+             {'interface': 'deploy', 'step': 'hold'}]
+    result = plan(steps)
+    assert result.power == 'power on'
+    assert result.failed_step is steps[1]
+    assert result.failure == ("FakeBIOS.apply_configuration() got an "
+                              "unexpected keyword argument 'x'")
+    assert result.parks is None
+
+
+def test_service_steps_that_park():
+    hold = {'interface': 'deploy', 'step': 'hold'}
+    assert plan([hold, {'interface': 'x', 'step': 'y'}]).parks is hold
+    wait = {'interface': 'vendor', 'step': 'trigger_servicewait'}
+    assert plan([wait]).parks is wait
+
+
+def test_service_without_ramdisk():
+    step = {'interface': 'vendor', 'step': 'trigger_servicewait'}
+    result = plan([step], disable_ramdisk=True)
+    assert result.failure == (
+        "Async execution of do_node_service failed with error: service "
+        "step %r requires booting a ramdisk" % step)
+    assert result.failed_step is None

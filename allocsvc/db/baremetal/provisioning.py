@@ -326,7 +326,7 @@ def _set_power_state(context, node_id, target, host):
 
 def provision(context, node_id, verb, locker, configdrive=None,
               clean_steps=None, rescue_password=None,
-              disable_ramdisk=False):
+              disable_ramdisk=False, service_steps=None):
     """Apply the provisioning ``verb`` (a key of
     ``states.PROVISION_VERBS``) and let ``fake-hardware`` finish it:
     the node ends in the stable (or failure) state the machine leads
@@ -349,6 +349,14 @@ def provision(context, node_id, verb, locker, configdrive=None,
     * ``rescue`` keeps ``rescue_password`` (and its hash) in
       ``instance_info``; InstanceRescueFailure (400) for a node whose
       rescue interface is ``no-rescue``;
+    * ``service`` runs ``service_steps`` as Ironic's conductor would
+      (``fake_steps.service_plan``): back to active, or ``service
+      failed`` (target active) in maintenance with Ironic's message as
+      ``last_error``, ``maintenance_reason`` and fault ``service
+      failure``; steps that would hold or wait are refused
+      (UnsupportedServiceStep, 400);
+    * ``abort`` of a failed service: back to active, with Ironic's
+      words in ``last_error``; a Conflict (409) in maintenance;
     * ``deleted`` (tear down) clears ``instance_uuid`` and
       ``instance_info`` and deletes the node's allocation.
 
@@ -360,7 +368,7 @@ def provision(context, node_id, verb, locker, configdrive=None,
     with locker.hold(context, node_id):
         _provision(context, node_id, verb, locker.host,
                    _Request(configdrive, clean_steps, rescue_password,
-                            disable_ramdisk))
+                            disable_ramdisk, service_steps))
     return nodes.get_by_id(context, node_id)
 
 
@@ -368,14 +376,16 @@ class _Request:
     """The arguments that came with a verb."""
 
     __slots__ = ('configdrive', 'clean_steps', 'rescue_password',
-                 'disable_ramdisk')
+                 'disable_ramdisk', 'service_steps')
 
     def __init__(self, configdrive=None, clean_steps=None,
-                 rescue_password=None, disable_ramdisk=False):
+                 rescue_password=None, disable_ramdisk=False,
+                 service_steps=None):
         self.configdrive = configdrive
         self.clean_steps = clean_steps
         self.rescue_password = rescue_password
         self.disable_ramdisk = bool(disable_ramdisk)
+        self.service_steps = service_steps
 
 
 # Events refused for a node in maintenance, and the operation Ironic's
@@ -384,7 +394,10 @@ _MAINTENANCE_OPERATIONS = {states.DEPLOY: 'provisioning',
                            states.REBUILD: 'provisioning',
                            states.CLEAN: 'cleaning',
                            states.RESCUE_EVENT: 'rescuing',
-                           states.UNRESCUE: 'unrescuing'}
+                           states.UNRESCUE: 'unrescuing',
+                           states.SERVICE: 'service'}
+# What an aborted service leaves in last_error (Ironic's).
+_SERVICE_ABORTED = 'By request, the service operation was aborted'
 
 
 def _check_rescue(node):
@@ -415,12 +428,23 @@ def _provision(context, node_id, verb, host, request):
         raise exception.NodeIsRetired('providing', node.uuid)
     if event == states.RESCUE_EVENT:
         _check_rescue(node)
+    if event == states.ABORT and node.maintenance and \
+            node.provision_state in states.SERVICING_STATES:
+        raise exception.Conflict(
+            'Can not abort service on node "%s" while it is in maintenance '
+            'mode. Please remove the node from maintenance prior to '
+            'issuing the request to abort the service operation.'
+            % node.uuid)
     failure = None
+    values = {}
     if event == states.CLEAN:
         failure = fake_steps.clean_errors(node, request.clean_steps or [],
                                           request.disable_ramdisk)
         if failure is not None:
             failure = 'Cannot clean node %s: %s' % (node.uuid, failure)
+    if event == states.SERVICE and \
+            states.node_accepts(node.provision_state, event):
+        failure = _service(node, request, values)
     try:
         path = states.node_settle(node.provision_state, event,
                                   fail=failure is not None)
@@ -436,11 +460,13 @@ def _provision(context, node_id, verb, host, request):
         # rests in manageable (Ironic's), the machine's way there.
         path += states.node_settle(states.AVAILABLE, states.MANAGE)
     provision_state, target = path[-1]
-    values = {'provision_state': provision_state,
-              'target_provision_state': target}
+    values.update(provision_state=provision_state,
+                  target_provision_state=target)
     if path[0][1] is not None:
         # The verb started work: its outcome is the node's last error.
         values['last_error'] = failure
+    if event == states.ABORT and node.provision_state == states.SERVICEFAIL:
+        values['last_error'] = _SERVICE_ABORTED
     if event in _DEPLOYING and request.configdrive is not None:
         values['instance_info'] = dict(node.instance_info,
                                        configdrive=request.configdrive)
@@ -466,6 +492,28 @@ def _provision(context, node_id, verb, host, request):
     return nodes.update_in_transaction(
         context, node_id, values, locked_by=host,
         expect={'provision_state': node.provision_state})
+
+
+def _service(node, request, values):
+    """Run the node's service steps (``fake_steps.service_plan``): add
+    what they change to ``values``; return the failure message, if
+    any."""
+    plan = fake_steps.service_plan(node, request.service_steps or [],
+                                   request.disable_ramdisk)
+    if plan.parks is not None:
+        raise exception.UnsupportedServiceStep(plan.parks)
+    if plan.power is not None:
+        values.update(power_state=plan.power, target_power_state=None)
+    if plan.failure is None or plan.failed_step is None:
+        return plan.failure
+    # A step that failed puts the node in maintenance (Ironic's
+    # servicing error handler), keeping a reason already given.
+    failure = 'Node %s failed step %r: %s' % (node.uuid, plan.failed_step,
+                                              plan.failure)
+    values.update(maintenance=True, fault='service failure')
+    if not node.maintenance_reason:
+        values['maintenance_reason'] = failure
+    return failure
 
 
 def _hash(password):

@@ -37,21 +37,16 @@ _VERB_SINCE = {'active': (1, 1), 'deleted': (1, 1), 'rebuild': (1, 1),
                'undeploy': (1, 73)}
 _UNHOLD_SINCE = (1, 85)
 _SERVICE_SINCE = (1, 87)
-# disable_ramdisk: with a manual clean from 1.70 (with servicing from
-# 1.108).
-_CLEAN_DISABLE_RAMDISK_SINCE = (1, 70)
+# disable_ramdisk: with a manual clean from 1.70, with servicing from
+# 1.108.
+_DISABLE_RAMDISK_SINCE = {'clean': (1, 70), 'service': (1, 108)}
 _VERB_ALIASES = {'deploy': 'active', 'undeploy': 'deleted'}
 # The verbs that deploy an instance: refused for a node in maintenance,
 # and the ones a config drive goes with (rebuild from 1.35).
 _DEPLOYING = ('active', 'rebuild')
-# The verbs this service does not do: 'service' needs service steps
-# fake-hardware's conductor here does not run. It is refused as a
-# request the node's state does not allow, as Ironic refuses an unknown
-# verb.
-_NOT_DONE = ('service',)
-# Ironic's default [api]disallow_clean_steps: never run, whatever the
-# driver.
-_DISALLOWED_CLEAN_STEPS = ('vendor.send_raw',)
+# Ironic's default [api]disallow_clean_steps and
+# [api]disallow_service_steps: never run, whatever the driver.
+_DISALLOWED_STEPS = ('vendor.send_raw',)
 _BODY = ('target', 'configdrive', 'clean_steps', 'deploy_steps',
          'rescue_password', 'disable_ramdisk', 'service_steps')
 
@@ -75,21 +70,23 @@ def _boolean(body, name):
         raise utils.BadRequest('Invalid %s: %s' % (name, exc))
 
 
-def _check_clean_steps(steps):
-    """Ironic's API checks of manual clean steps: their shape (its
-    schema, its words) and the steps no one may run. Whether the node's
-    interfaces offer them is the conductor's business."""
+def _check_steps(kind, steps):
+    """Ironic's API checks of manual clean or service (``kind``) steps:
+    their shape (its schema, its words) and the steps no one may run.
+    Whether the node's interfaces offer them is the conductor's
+    business."""
     # The error jsonschema.validate would raise: the best match.
     error = jsonschema.exceptions.best_match(
         _STEPS_VALIDATOR.iter_errors(steps))
     if error is not None:
-        raise utils.BadRequest('Invalid clean_steps: %s' % error)
+        raise utils.BadRequest('Invalid %s_steps: %s' % (kind, error))
     for step in steps:
         step_id = '%s.%s' % (step['interface'], step['step'])
-        if step_id in _DISALLOWED_CLEAN_STEPS:
+        if step_id in _DISALLOWED_STEPS:
             raise utils.BadRequest(
-                "clean step '%s' is not allowed. Disallowed by operator "
-                "configuration [api]disallow_clean_steps." % step_id)
+                "%s step '%s' is not allowed. Disallowed by operator "
+                "configuration [api]disallow_%s_steps."
+                % (kind, step_id, kind))
 
 
 _STEPS_VALIDATOR = jsonschema.validators.validator_for(
@@ -226,8 +223,7 @@ class NodeProvisionStateController(_OneNode):
         if since is not None and not utils.allowed(since):
             raise utils.NotAcceptable('Request not acceptable.')
         verb = _VERB_ALIASES.get(target, target)
-        event = None if verb in _NOT_DONE else \
-            states.PROVISION_VERBS.get(verb)
+        event = states.PROVISION_VERBS.get(verb)
         if verb in _DEPLOYING and node.maintenance:
             raise exception.NodeInMaintenance('provisioning', node.uuid)
         if event is None or not states.node_accepts(node.provision_state,
@@ -240,10 +236,10 @@ class NodeProvisionStateController(_OneNode):
                 target, node.uuid, node.provision_state)
         configdrive = self._configdrive(body, verb)
         if disable_ramdisk is not None:
-            if verb != 'clean':
+            if verb not in _DISABLE_RAMDISK_SINCE:
                 raise utils.BadRequest('disable_ramdisk is supported only '
                                        'with manual cleaning or servicing')
-            if not utils.allowed(_CLEAN_DISABLE_RAMDISK_SINCE):
+            if not utils.allowed(_DISABLE_RAMDISK_SINCE[verb]):
                 raise utils.NotAcceptable('disable_ramdisk is not '
                                           'acceptable in this API version')
         if clean_steps and verb != 'clean':
@@ -264,6 +260,8 @@ class NodeProvisionStateController(_OneNode):
             raise utils.BadRequest('"service_steps" is only valid when '
                                    'setting target provision state to '
                                    'service')
+        if verb == 'service' and not utils.allowed(_SERVICE_SINCE):
+            raise utils.NotAcceptable('Request not acceptable.')
         if verb == 'rescue' and not (rescue_password and
                                      rescue_password.strip()):
             raise utils.BadRequest('A non-empty "rescue_password" is '
@@ -274,11 +272,18 @@ class NodeProvisionStateController(_OneNode):
                 raise utils.BadRequest('"clean_steps" is required when '
                                        'setting target provision state to '
                                        'clean')
-            _check_clean_steps(clean_steps)
+            _check_steps('clean', clean_steps)
+        if verb == 'service':
+            if not service_steps:
+                raise utils.BadRequest('"service_steps" is required when '
+                                       'setting target provision state to '
+                                       'service')
+            _check_steps('service', service_steps)
         utils.rpcapi().do_provisioning_action(
             utils.context(), node, verb, configdrive=configdrive,
             clean_steps=clean_steps, rescue_password=rescue_password,
-            disable_ramdisk=bool(disable_ramdisk))
+            disable_ramdisk=bool(disable_ramdisk),
+            service_steps=service_steps)
         node_common.set_location(ident, 'states')
 
     @staticmethod
