@@ -96,6 +96,8 @@ def test_clean_runs_the_offered_steps(database):
             doc['last_error'], doc['clean_step'], doc['reservation']) == (
         'manageable', None, None, {}, None)
     assert doc['power_state'] is None
+    # No BIOS settings are kept (doc/source/deviations.rst).
+    assert call('GET', '/v1/nodes/c/bios').json == {'bios': []}
     assert provision('c', 'clean', clean_steps=steps[1:2],
                      version='1.15').status_int == 202
     assert node['uuid'] == doc['uuid']

@@ -115,3 +115,13 @@ def test_service_without_ramdisk():
         "Async execution of do_node_service failed with error: service "
         "step %r requires booting a ramdisk" % step)
     assert result.failed_step is None
+
+
+def test_service_step_methods_other_than_steps_are_missing():
+    # Ironic would call FakeDeploy.tear_down (doc/source/deviations.rst).
+    step = {'interface': 'deploy', 'step': 'tear_down'}
+    result = plan([step])
+    assert result.failure == "'FakeDeploy' object has no attribute " \
+        "'tear_down'"
+    assert plan([{'interface': 'deploy', 'step': 'validate'}]).failure \
+        is None
