@@ -224,7 +224,9 @@ class NodeProvisionStateController(_OneNode):
             raise utils.NotAcceptable('Request not acceptable.')
         verb = _VERB_ALIASES.get(target, target)
         event = states.PROVISION_VERBS.get(verb)
-        if verb in _DEPLOYING and node.maintenance:
+        if target in _DEPLOYING and node.maintenance:
+            # (Ironic's API checks the names active and rebuild only; its
+            # conductor refuses 'deploy' once the state allows it.)
             raise exception.NodeInMaintenance('provisioning', node.uuid)
         if event is None or not states.node_accepts(node.provision_state,
                                                     event):
