@@ -1,11 +1,13 @@
-"""The clean steps of ``fake-hardware``'s interfaces and how a manual
-clean's steps are checked against them, with Ironic 39's words.
+"""The clean and service steps of ``fake-hardware``'s interfaces: how a
+manual clean's steps are checked against them, and what a service's
+steps come to, with Ironic 39's words.
 
-Nothing here touches the database: ``allocsvc.db.baremetal.provisioning``
-asks ``clean_errors`` under the node's lock, and a clean whose steps do
-not check out fails the node into ``clean failed`` with the text as its
-``last_error`` (Ironic finds out in its conductor's background work, not
-in the API; the API only checks the shape of the steps).
+Nothing here touches the database: ``allocsvc.db.baremetal.verbs`` asks
+``clean_errors`` (``service_plan``) under the node's lock, and a clean
+whose steps do not check out fails the node into ``clean failed`` with
+the text as its ``last_error`` (Ironic finds out in its conductor's
+background work, not in the API; the API only checks the shape of the
+steps).
 
 Ironic's fake interfaces offer these clean steps (every implementation
 other than a ``no-*`` one behaves as the fake one here; the power,

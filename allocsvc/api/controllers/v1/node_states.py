@@ -3,10 +3,11 @@
 
 The requests are checked here as Ironic's API checks them (version of
 each verb and argument, body shape, the node's state as read), and
-``allocsvc.db.baremetal.provisioning`` then makes the change under the
-node's lock, checking the state again. ``fake-hardware`` completes every
-change at once, so the 202 Ironic answers comes with the node already in
-its new state.
+``allocsvc.db.baremetal.provisioning`` (power, maintenance) or
+``allocsvc.db.baremetal.verbs`` (provisioning) then makes the change
+under the node's lock, checking the state again. ``fake-hardware``
+completes every change at once, so the 202 Ironic answers comes with the
+node already in its new state.
 """
 
 import jsonschema
