@@ -15,6 +15,7 @@ from oslo_utils import strutils
 import pecan
 import webob.exc
 
+from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import node_schema
@@ -223,6 +224,13 @@ class NodeProvisionStateController(_OneNode):
         since = _VERB_SINCE.get(target)
         if since is not None and not utils.allowed(since):
             raise utils.NotAcceptable('Request not acceptable.')
+        # Steps of the caller's choice need their own rule (403), with
+        # any verb.
+        for name, steps in (('clean_steps', clean_steps),
+                            ('service_steps', service_steps)):
+            if steps:
+                access.authorize_node(
+                    'baremetal:node:set_provision_state:' + name, node)
         verb = _VERB_ALIASES.get(target, target)
         event = states.PROVISION_VERBS.get(verb)
         if target in _DEPLOYING and node.maintenance:
