@@ -274,6 +274,40 @@ def test_a_node_in_clean_failed_may_be_updated(database):
     assert resp.status_int == 200, resp.text
 
 
+def test_what_no_column_can_keep(database):
+    # Failure messages quote the caller's steps: a NUL character shows as
+    # \x00 and they stop at 64 KiB (doc/source/deviations.rst).
+    node = manageable('nul')
+    provision('nul', 'clean', clean_steps=[{'interface': 'bios',
+                                            'step': 'a\x00'}])
+    assert show('nul')['last_error'] == (
+        "Cannot clean node %s: node does not support this clean step: "
+        "{'interface': 'bios', 'step': 'a\\x00'}" % node['uuid'])
+    provision('nul', 'manage')
+    provision('nul', 'clean', clean_steps=[
+        {'interface': 'bios', 'step': 'factory_reset',
+         'args': {'x': 'y' * 70000}}])
+    doc = show('nul')
+    assert doc['provision_state'] == 'clean failed'
+    assert len(doc['last_error']) == 65535
+    provision('nul', 'manage')
+    provision('nul', 'adopt')
+    service('nul', [{'interface': 'vendor', 'step': 'b\x00'}])
+    doc = show('nul')
+    assert doc['last_error'].endswith(
+        "'FakeVendorB' object has no attribute 'b\\x00'")
+    assert doc['maintenance_reason'] == doc['last_error']
+    call('DELETE', '/v1/nodes/nul/maintenance')
+    provision('nul', 'abort')
+    resp = provision('nul', 'rescue', rescue_password='p' * 70000)
+    assert resp.status_int == 400
+    assert message(resp) == ('Invalid input for field/attribute '
+                             'rescue_password: the value is larger than '
+                             '65535 bytes once encoded.')
+    resp = provision('nul', 'rescue', rescue_password='p\x00')
+    assert resp.status_int == 400
+
+
 # -- adopt -------------------------------------------------------------------
 
 def test_adopt(database):

@@ -26,6 +26,8 @@ from allocsvc.db.baremetal import provisioning
 
 # The events that deploy an instance (and refuse a node in maintenance).
 _DEPLOYING = (states.DEPLOY, states.REBUILD)
+# The most a TEXT column keeps on MariaDB, in bytes.
+_MAX_TEXT_BYTES = 65535
 
 
 def provision(context, node_id, verb, locker, configdrive=None,
@@ -168,7 +170,7 @@ def _provision(context, node_id, verb, host, request):
                   target_provision_state=target)
     if path[0][1] is not None:
         # The verb started work: its outcome is the node's last error.
-        values['last_error'] = failure
+        values['last_error'] = _storable(failure)
     if event == states.ABORT and node.provision_state == states.SERVICEFAIL:
         values['last_error'] = _SERVICE_ABORTED
     if event in _DEPLOYING and request.configdrive is not None:
@@ -216,8 +218,21 @@ def _service(node, request, values):
                                               plan.failure)
     values.update(maintenance=True, fault='service failure')
     if not node.maintenance_reason:
-        values['maintenance_reason'] = failure
+        values['maintenance_reason'] = _storable(failure)
     return failure
+
+
+def _storable(text):
+    """``text`` as every database can keep it: a NUL character (which
+    PostgreSQL refuses) shown as ``\\x00``, at most a TEXT column's
+    bytes (the messages quote the caller's steps)."""
+    if text is None:
+        return None
+    text = text.replace('\x00', '\\x00')
+    encoded = text.encode('utf-8')
+    if len(encoded) <= _MAX_TEXT_BYTES:
+        return text
+    return encoded[:_MAX_TEXT_BYTES].decode('utf-8', 'ignore')
 
 
 def _hash(password):

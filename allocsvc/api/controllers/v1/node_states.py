@@ -278,6 +278,7 @@ class NodeProvisionStateController(_OneNode):
             raise utils.BadRequest('A non-empty "rescue_password" is '
                                    'required when setting target provision '
                                    'state to rescue')
+        utils.check_stored_size('rescue_password', rescue_password)
         if verb == 'clean':
             if not clean_steps:
                 raise utils.BadRequest('"clean_steps" is required when '
