@@ -432,6 +432,21 @@ def test_a_rescued_node(database):
             doc['instance_info']) == ('available', None, {})
 
 
+def test_a_rescued_node_may_be_protected(database):
+    node = active('rp')
+    provision('rp', 'rescue', rescue_password='pw')
+    resp = api.patch('rp', [{'op': 'add', 'path': '/protected',
+                             'value': True}])
+    assert resp.status_int == 200, resp.text
+    resp = provision('rp', 'deleted')
+    assert resp.status_int == 403
+    assert message(resp) == ('Node %s is protected and cannot be '
+                             'undeployed, rebuilt or deleted' % node['uuid'])
+    # Unrescue keeps the protection (a protected active node).
+    assert provision('rp', 'unrescue').status_int == 202
+    assert show('rp')['protected'] is True
+
+
 def test_rescue_in_maintenance(database):
     node = active('rm')
     call('PUT', '/v1/nodes/rm/maintenance', {})
