@@ -107,6 +107,87 @@ def _string(body, name, required=False):
     return node_schema.check_text(name, value)
 
 
+def _check_state(node, target, verb):
+    """Ironic's API checks of the node for a verb: a node in maintenance
+    is not deployed (checked for the names active and rebuild only: its
+    conductor refuses 'deploy' once the state allows it); the machine
+    must accept the verb in the node's state, and a node busy with
+    something else is locked (409) rather than in the wrong state
+    (400)."""
+    if target in _DEPLOYING and node.maintenance:
+        raise exception.NodeInMaintenance('provisioning', node.uuid)
+    event = states.PROVISION_VERBS.get(verb)
+    if event is None or not states.node_accepts(node.provision_state,
+                                                event):
+        if node.reservation:
+            raise exception.NodeLocked(node.uuid, node.reservation)
+        raise exception.InvalidStateRequested(
+            target, node.uuid, node.provision_state)
+
+
+class _Arguments:
+    """The body of a provisioning request, its types checked (Ironic
+    checks them before it looks the node up)."""
+
+    __slots__ = ('body', 'target', 'clean_steps', 'rescue_password',
+                 'disable_ramdisk', 'service_steps')
+
+    def __init__(self, body):
+        utils.check_arguments(body, _BODY)
+        self.body = body
+        self.target = _string(body, 'target', required=True)
+        self.clean_steps = _list(body, 'clean_steps')
+        self.rescue_password = _string(body, 'rescue_password')
+        self.disable_ramdisk = _boolean(body, 'disable_ramdisk')
+        self.service_steps = _list(body, 'service_steps')
+
+    def check_for(self, verb):
+        """The arguments that need another verb or version (400, 406),
+        then what ``verb`` itself needs, as Ironic checks them once the
+        node's state allows the verb."""
+        if self.disable_ramdisk is not None:
+            if verb not in _DISABLE_RAMDISK_SINCE:
+                raise utils.BadRequest('disable_ramdisk is supported only '
+                                       'with manual cleaning or servicing')
+            if not utils.allowed(_DISABLE_RAMDISK_SINCE[verb]):
+                raise utils.NotAcceptable('disable_ramdisk is not '
+                                          'acceptable in this API version')
+        _only_with(verb, 'clean', 'clean_steps', self.clean_steps)
+        if self.body.get('deploy_steps') is not None:
+            # Deploy steps are what a real deploy interface runs;
+            # fake-hardware has none to run them with.
+            raise utils.BadRequest('"deploy_steps" are not supported by '
+                                   'the fake-hardware driver')
+        _only_with(verb, 'rescue', 'rescue_password',
+                   self.rescue_password is not None)
+        if verb == 'unhold' and not utils.allowed(_UNHOLD_SINCE):
+            raise utils.NotAcceptable('Request not acceptable.')
+        _only_with(verb, 'service', 'service_steps', self.service_steps)
+        if verb == 'service' and not utils.allowed(_SERVICE_SINCE):
+            raise utils.NotAcceptable('Request not acceptable.')
+        if verb == 'rescue':
+            if not (self.rescue_password and self.rescue_password.strip()):
+                raise utils.BadRequest('A non-empty "rescue_password" is '
+                                       'required when setting target '
+                                       'provision state to rescue')
+            utils.check_stored_size('rescue_password',
+                                    self.rescue_password)
+        for kind, steps in (('clean', self.clean_steps),
+                            ('service', self.service_steps)):
+            if verb == kind:
+                if not steps:
+                    raise utils.BadRequest(
+                        '"%s_steps" is required when setting target '
+                        'provision state to %s' % (kind, kind))
+                _check_steps(kind, steps)
+
+
+def _only_with(verb, only, name, given):
+    if given and verb != only:
+        raise utils.BadRequest('"%s" is only valid when setting target '
+                               'provision state to %s' % (name, only))
+
+
 class _OneNode(base.Resource):
     """A controller of something of one node, whose ident it keeps;
     nothing lies below it (404)."""
@@ -208,94 +289,35 @@ class NodeProvisionStateController(_OneNode):
     @base.expose(None, body=types.jsontype, status_code=202)
     def _put(self, body=None):
         # Ironic's order: the arguments' types, the node, the verb's
-        # version, maintenance for a deployment, the node's state, then
-        # the arguments that need another verb or version, then what the
+        # version and the steps' rules, the node's state, then the
+        # arguments that need another verb or version, then what the
         # verb itself needs.
         ident = self.ident
         body = node_common.json_object(body)
-        utils.check_arguments(body, _BODY)
-        target = _string(body, 'target', required=True)
-        clean_steps = _list(body, 'clean_steps')
-        rescue_password = _string(body, 'rescue_password')
-        disable_ramdisk = _boolean(body, 'disable_ramdisk')
-        service_steps = _list(body, 'service_steps')
+        args = _Arguments(body)
         node = node_common.authorized_node(
             ident, 'baremetal:node:set_provision_state')
+        target = args.target
         since = _VERB_SINCE.get(target)
         if since is not None and not utils.allowed(since):
             raise utils.NotAcceptable('Request not acceptable.')
         # Steps of the caller's choice need their own rule (403), with
         # any verb.
-        for name, steps in (('clean_steps', clean_steps),
-                            ('service_steps', service_steps)):
+        for name, steps in (('clean_steps', args.clean_steps),
+                            ('service_steps', args.service_steps)):
             if steps:
                 access.authorize_node(
                     'baremetal:node:set_provision_state:' + name, node)
         verb = _VERB_ALIASES.get(target, target)
-        event = states.PROVISION_VERBS.get(verb)
-        if target in _DEPLOYING and node.maintenance:
-            # (Ironic's API checks the names active and rebuild only; its
-            # conductor refuses 'deploy' once the state allows it.)
-            raise exception.NodeInMaintenance('provisioning', node.uuid)
-        if event is None or not states.node_accepts(node.provision_state,
-                                                    event):
-            # As Ironic: a node busy with something else is locked (409)
-            # rather than in the wrong state (400).
-            if node.reservation:
-                raise exception.NodeLocked(node.uuid, node.reservation)
-            raise exception.InvalidStateRequested(
-                target, node.uuid, node.provision_state)
+        _check_state(node, target, verb)
         configdrive = self._configdrive(body, verb)
-        if disable_ramdisk is not None:
-            if verb not in _DISABLE_RAMDISK_SINCE:
-                raise utils.BadRequest('disable_ramdisk is supported only '
-                                       'with manual cleaning or servicing')
-            if not utils.allowed(_DISABLE_RAMDISK_SINCE[verb]):
-                raise utils.NotAcceptable('disable_ramdisk is not '
-                                          'acceptable in this API version')
-        if clean_steps and verb != 'clean':
-            raise utils.BadRequest('"clean_steps" is only valid when '
-                                   'setting target provision state to clean')
-        if body.get('deploy_steps') is not None:
-            # Deploy steps are what a real deploy interface runs;
-            # fake-hardware has none to run them with.
-            raise utils.BadRequest('"deploy_steps" are not supported by '
-                                   'the fake-hardware driver')
-        if rescue_password is not None and verb != 'rescue':
-            raise utils.BadRequest('"rescue_password" is only valid when '
-                                   'setting target provision state to '
-                                   'rescue')
-        if verb == 'unhold' and not utils.allowed(_UNHOLD_SINCE):
-            raise utils.NotAcceptable('Request not acceptable.')
-        if service_steps and verb != 'service':
-            raise utils.BadRequest('"service_steps" is only valid when '
-                                   'setting target provision state to '
-                                   'service')
-        if verb == 'service' and not utils.allowed(_SERVICE_SINCE):
-            raise utils.NotAcceptable('Request not acceptable.')
-        if verb == 'rescue' and not (rescue_password and
-                                     rescue_password.strip()):
-            raise utils.BadRequest('A non-empty "rescue_password" is '
-                                   'required when setting target provision '
-                                   'state to rescue')
-        utils.check_stored_size('rescue_password', rescue_password)
-        if verb == 'clean':
-            if not clean_steps:
-                raise utils.BadRequest('"clean_steps" is required when '
-                                       'setting target provision state to '
-                                       'clean')
-            _check_steps('clean', clean_steps)
-        if verb == 'service':
-            if not service_steps:
-                raise utils.BadRequest('"service_steps" is required when '
-                                       'setting target provision state to '
-                                       'service')
-            _check_steps('service', service_steps)
+        args.check_for(verb)
         utils.rpcapi().do_provisioning_action(
             utils.context(), node, verb, configdrive=configdrive,
-            clean_steps=clean_steps, rescue_password=rescue_password,
-            disable_ramdisk=bool(disable_ramdisk),
-            service_steps=service_steps)
+            clean_steps=args.clean_steps,
+            rescue_password=args.rescue_password,
+            disable_ramdisk=bool(args.disable_ramdisk),
+            service_steps=args.service_steps)
         node_common.set_location(ident, 'states')
 
     @staticmethod
