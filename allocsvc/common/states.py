@@ -44,6 +44,7 @@ target)::
     active      --service-> servicing  --done--> active      (fail: service
                                                               failed)
     service failed --abort--> active
+    service failed --service|rescue|deleted--> servicing|rescuing|deleting
     clean failed / inspect failed / adopt failed --manage--> manageable
     inspect failed --inspect--> inspecting
     adopt failed --adopt--> adopting
@@ -56,8 +57,9 @@ A driver that waits for its ramdisk parks a step in ``clean wait``,
 wait`` (``wait``, ``resume``), or holds it in ``clean hold``, ``deploy
 hold`` or ``service hold`` (``hold``); ``abort`` fails a waiting or held
 step, ``unhold`` lets a held one wait again. ``fake-hardware`` never
-waits: these states are Ironic's, so that the API accepts them in a
-filter and refuses ``abort`` and ``unhold`` exactly where Ironic does.
+waits (the service steps that would are refused): these states are
+Ironic's, so that the API accepts them in a filter and refuses
+``abort`` and ``unhold`` exactly where Ironic does.
 
 The ``fake-hardware`` driver completes each step at once:
 ``node_settle`` gives the stable state that reaches.

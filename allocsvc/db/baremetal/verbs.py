@@ -240,4 +240,4 @@ def _hash(password):
     keeps a hash for the rescue ramdisk (the API masks both)."""
     salt = secrets.token_hex(8)
     digest = hashlib.sha512((salt + password).encode()).hexdigest()
-    return '$6$%s$%s' % (salt, digest)
+    return 'sha512$%s$%s' % (salt, digest)
