@@ -293,6 +293,18 @@ def test_deploy_in_maintenance_is_400(database):
                              % node['uuid'])
     # Other verbs work in maintenance.
     assert provision('m', 'manage').status_int == 202
+    # Ironic's API refuses the name 'deploy' for the node's state first
+    # (its conductor for maintenance).
+    resp = provision('m', 'deploy')
+    assert message(resp) == ('The requested action "deploy" can not be '
+                             'performed on node "%s" while it is in state '
+                             '"manageable".' % node['uuid'])
+    provision('m', 'provide')
+    resp = provision('m', 'deploy')
+    assert resp.status_int == 400
+    assert message(resp) == ("The provisioning operation can't be performed "
+                             "on node %s because it's in maintenance mode."
+                             % node['uuid'])
 
 
 def test_busy_node_is_409_not_400(database, fast_locks):
