@@ -161,9 +161,12 @@ def _provision(context, node_id, verb, host, request):
             not fake_driver.supports(node.inspect_interface):
         # Ironic's conductor validates the inspect interface first.
         raise fake_driver.unsupported(node.driver, 'inspect')
-    if node.retired and path[-1][0] == states.AVAILABLE:
+    if node.retired and path[-1][0] == states.AVAILABLE and \
+            node.automated_clean is not False:
         # A retired node is never made available again: once cleaned it
-        # rests in manageable (Ironic's), the machine's way there.
+        # rests in manageable (Ironic's), the machine's way there. A
+        # node that opted out of automated cleaning skips it, and with
+        # it that rule, as in Ironic (cleaning is on by default).
         path += states.node_settle(states.AVAILABLE, states.MANAGE)
     provision_state, target = path[-1]
     values.update(provision_state=provision_state,
