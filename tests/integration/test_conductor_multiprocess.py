@@ -109,6 +109,7 @@ class Conductors(processes.ProcessGroup):
             '[DEFAULT]\nhost = %s\ntransport_url = %s\n'
             'control_exchange = %s\n'
             '[database]\nconnection = %s\nmax_pool_size = 10\n'
+            'max_overflow = 10\n'
             '[conductor]\nheartbeat_interval = 1\nheartbeat_timeout = %d\n'
             'check_allocations_interval = 1\nnode_locked_retry_interval = '
             '0.2\ncoordination_backend_url = %s\nallocation_backend = %s\n'
