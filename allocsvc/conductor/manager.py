@@ -62,7 +62,12 @@ LOG = logging.getLogger(__name__)
 #              attach_virtual_media, detach_virtual_media (calls;
 #              node_actions); create_node's values and update_node's
 #              changes may name the node's chassis (chassis_uuid)
-RPC_API_VERSION = node_actions.VERSION
+# Version 1.4: create_port's values and update_port's changes may name
+#              available_for_dynamic_portgroup; create_portgroup's and
+#              update_portgroup's physical_network (the group's members
+#              follow a change of it)
+RPC_API_VERSION = '1.4'
+
 
 # What PATCH /v1/allocations/{ident} may change.
 ALLOCATION_CHANGES = frozenset(('name', 'extra'))

@@ -61,6 +61,11 @@ SENDER_THREADS = 64
 BROKER_DOWN = (messaging.MessageDeliveryFailure, kombu.exceptions.KombuError,
                OSError)
 
+# Port and port group columns a conductor older than RPC API 1.4 cannot
+# write.
+NEW_PORT_COLUMNS = frozenset(('available_for_dynamic_portgroup',))
+NEW_PORTGROUP_COLUMNS = frozenset(('physical_network', 'dynamic_portgroup'))
+
 # Seconds the API reuses the list of live conductors it read.
 ALIVE_CACHE_S = 1.0
 
@@ -84,7 +89,11 @@ class ConductorAPI(node_actions.NodeActionsAPI):
     #      detach_virtual_media (calls; node_actions); create_node's values
     #      and update_node's changes may name the node's chassis
     #      (chassis_uuid)
-    RPC_API_VERSION = node_actions.VERSION
+    # 1.4: create_port's values and update_port's changes may name
+    #      available_for_dynamic_portgroup, create_portgroup's and
+    #      update_portgroup's physical_network (NEW_PORT_COLUMNS,
+    #      NEW_PORTGROUP_COLUMNS)
+    RPC_API_VERSION = '1.4'
 
     def __init__(self, conf, transport=None):
         objects.register_all()
@@ -371,10 +380,13 @@ class ConductorAPI(node_actions.NodeActionsAPI):
 
     # -- ports and port groups (1.2) ------------------------------------------
 
-    def _call_for_node_1_2(self, context, node, method, **kwargs):
+    def _call_for_node_1_2(self, context, node, method, columns=(),
+                           new_columns=NEW_PORT_COLUMNS, **kwargs):
         """Call ``method`` (1.2) about something of ``node`` (an
-        ``objects.Node``, not passed) on the node's conductor."""
-        return self._call_on_node_conductor(context, node, '1.2', method,
+        ``objects.Node``, not passed) on the node's conductor; 1.4 if
+        ``columns`` (those written) name one of ``new_columns``."""
+        version = '1.4' if new_columns.intersection(columns) else '1.2'
+        return self._call_on_node_conductor(context, node, version, method,
                                             **kwargs)
 
     @rpc.rebuild_errors
@@ -384,7 +396,7 @@ class ConductorAPI(node_actions.NodeActionsAPI):
         PortAlreadyExists, PortDuplicateName (409); a port group of
         another node (400); the port group rules (409)."""
         return self._call_for_node_1_2(context, node, 'create_port',
-                                       values=values)
+                                       columns=values, values=values)
 
     @rpc.rebuild_errors
     def update_port(self, context, node, port, changes, expected=None):
@@ -393,6 +405,7 @@ class ConductorAPI(node_actions.NodeActionsAPI):
         Returns the ``objects.Port``. InvalidState (409) for a change the
         node's state forbids; see ``port_rules.update_port``."""
         return self._call_for_node_1_2(context, node, 'update_port',
+                                       columns=changes,
                                        port=port, changes=changes,
                                        expected=expected)
 
@@ -407,6 +420,8 @@ class ConductorAPI(node_actions.NodeActionsAPI):
         ``objects.Portgroup``. PortgroupMACAlreadyExists,
         PortgroupAlreadyExists, PortgroupDuplicateName (409)."""
         return self._call_for_node_1_2(context, node, 'create_portgroup',
+                                       columns=values,
+                                       new_columns=NEW_PORTGROUP_COLUMNS,
                                        values=values)
 
     @rpc.rebuild_errors
@@ -415,6 +430,8 @@ class ConductorAPI(node_actions.NodeActionsAPI):
         """Write ``changes`` to ``portgroup``; return the
         ``objects.Portgroup``."""
         return self._call_for_node_1_2(context, node, 'update_portgroup',
+                                       columns=changes,
+                                       new_columns=NEW_PORTGROUP_COLUMNS,
                                        portgroup=portgroup, changes=changes,
                                        expected=expected)
 

@@ -23,6 +23,7 @@ PORT_FIELDS = [
     ('description', (1, 97)),
     ('vendor', (1, 100)),
     ('category', (1, 101)),
+    ('available_for_dynamic_portgroup', (1, 111)),
 ]
 PORT_SINCE = dict(PORT_FIELDS, links=(1, 1))
 
@@ -32,26 +33,39 @@ PORTGROUP_FIELDS = [
     ('standalone_ports_supported', (1, 23)),
     ('created_at', (1, 23)), ('updated_at', (1, 23)),
     ('mode', (1, 26)), ('properties', (1, 26)),
-    ('category', (1, 101)),
+    ('physical_network', (1, 102)),
+    ('category', (1, 103)),
+    ('dynamic_portgroup', (1, 111)),
 ]
 PORTGROUP_SINCE = dict(PORTGROUP_FIELDS, links=(1, 23), ports=(1, 24))
+
+# The version a field needs to be named in ``fields``, ``sort_key`` or
+# a request body (406 below it); Ironic checks fewer fields than it
+# shows by version: a port's internal_info (1.18) and a port group's
+# category and physical_network are accepted at any version.
+PORT_GATES = dict(PORT_SINCE, internal_info=(1, 1))
+PORTGROUP_GATES = dict(PORTGROUP_SINCE, physical_network=(1, 23),
+                       category=(1, 23))
+# ... and the fields a PATCH of those versions may not change (Ironic
+# checks only these for a port).
+PORT_PATCH_GATES = {name: PORT_SINCE[name] for name in (
+    'pxe_enabled', 'local_link_connection', 'portgroup_uuid',
+    'physical_network', 'is_smartnic')}
+PORTGROUP_PATCH_GATES = {'mode': (1, 26), 'properties': (1, 26)}
 
 # What a list shows without ``fields`` or ``detail``.
 PORT_LIST_FIELDS = ('uuid', 'address')
 PORTGROUP_LIST_FIELDS = ('uuid', 'address', 'name')
 
-# The fields a client sets (POST) or changes (PATCH).
-PORT_WRITABLE = ('address', 'node_uuid', 'portgroup_uuid', 'extra',
-                 'local_link_connection', 'pxe_enabled', 'physical_network',
-                 'is_smartnic', 'name', 'description', 'vendor', 'category')
-PORTGROUP_WRITABLE = ('address', 'node_uuid', 'name', 'extra',
-                      'standalone_ports_supported', 'mode', 'properties',
-                      'category')
-# Fields that are there but only the service writes.
-INTERNAL = ('uuid', 'id', 'created_at', 'updated_at', 'links',
-            'internal_info', 'ports')
-PORT_MANDATORY = ('address', 'node_uuid')
-PORTGROUP_MANDATORY = ('node_uuid',)
+# The fields a client sets (POST) or changes (PATCH), in the order
+# Ironic names them when it refuses a PATCH of another.
+PORT_WRITABLE = ('address', 'extra', 'is_smartnic', 'local_link_connection',
+                 'node_ident', 'node_uuid', 'physical_network',
+                 'portgroup_uuid', 'pxe_enabled', 'name', 'description',
+                 'vendor', 'category', 'available_for_dynamic_portgroup')
+PORTGROUP_WRITABLE = ('address', 'extra', 'mode', 'name', 'node_uuid',
+                      'properties', 'standalone_ports_supported',
+                      'physical_network', 'category')
 # Columns that cannot be sorted on (JSON documents).
 PORT_UNSORTABLE = ('extra', 'internal_info', 'local_link_connection')
 PORTGROUP_UNSORTABLE = ('extra', 'internal_info', 'properties')
@@ -67,42 +81,63 @@ def _nullable(*kinds, **extra):
     return dict(extra, type=list(kinds) + ['null'])
 
 
+# Ironic's schemas of a port and a port group, for a POST body and for
+# the document a PATCH makes ("Schema error for port: ..." or "...
+# patch: ..."). A port names its node by UUID or (1.94) by UUID or name.
 PORT = {
     'type': 'object',
     'properties': {
-        'uuid': _nullable('string'),
-        'address': _nullable('string'),
-        'node_uuid': _nullable('string'),
-        'portgroup_uuid': _nullable('string'),
+        'address': {'type': 'string'},
         'extra': _nullable('object'),
-        'local_link_connection': _nullable('object'),
-        'pxe_enabled': _nullable('string', 'boolean'),
-        'physical_network': _nullable('string', maxLength=64),
         'is_smartnic': _nullable('string', 'boolean'),
-        'name': _nullable('string', maxLength=255),
+        'local_link_connection': _nullable('object'),
+        'node_ident': {'type': 'string'},
+        'node_uuid': {'type': 'string'},
+        'physical_network': _nullable('string', maxLength=64),
+        'portgroup_uuid': _nullable('string'),
+        'pxe_enabled': _nullable('string', 'boolean'),
+        'uuid': _nullable('string'),
+        'name': _nullable('string'),
         'description': _nullable('string', maxLength=255),
-        'vendor': _nullable('string', maxLength=255),
+        'vendor': _nullable('string', maxLength=32),
         'category': _nullable('string', maxLength=80),
+        'available_for_dynamic_portgroup': {'type': 'boolean'},
     },
+    'required': ['address'],
+    'oneOf': [{'required': ['node_ident']}, {'required': ['node_uuid']}],
     'additionalProperties': False,
 }
 PORTGROUP = {
     'type': 'object',
     'properties': {
-        'uuid': _nullable('string'),
         'address': _nullable('string'),
-        'node_uuid': _nullable('string'),
-        'name': _nullable('string', maxLength=255),
-        'extra': _nullable('object'),
-        'standalone_ports_supported': _nullable('string', 'boolean'),
-        'mode': _nullable('string', maxLength=255),
-        'properties': _nullable('object'),
         'category': _nullable('string', maxLength=80),
+        'extra': _nullable('object'),
+        # Ironic sets no bound; the column has one.
+        'mode': _nullable('string', maxLength=255),
+        'name': _nullable('string'),
+        'node_uuid': {'type': 'string'},
+        'physical_network': _nullable('string', maxLength=64),
+        'properties': _nullable('object'),
+        'standalone_ports_supported': _nullable('string', 'boolean'),
+        'uuid': _nullable('string'),
     },
+    'required': ['node_uuid'],
     'additionalProperties': False,
 }
-_VALIDATORS = {'port': jsonschema.Draft4Validator(PORT),
-               'portgroup': jsonschema.Draft4Validator(PORTGROUP)}
+_VALIDATORS = {
+    kind: jsonschema.validators.validator_for(schema)(schema)
+    for kind, schema in (('port', PORT), ('portgroup', PORTGROUP))}
+# What Ironic checks after the schema, in its order: MAC addresses,
+# UUIDs, booleans.
+_CHECKS = {
+    'port': (('address', 'mac'), ('node_uuid', 'uuid'),
+             ('is_smartnic', 'boolean'), ('portgroup_uuid', 'uuid'),
+             ('pxe_enabled', 'boolean'), ('uuid', 'uuid')),
+    'portgroup': (('address', 'mac'), ('node_uuid', 'uuid'),
+                  ('standalone_ports_supported', 'boolean'),
+                  ('uuid', 'uuid')),
+}
 
 
 def normalize_mac(address):
@@ -131,10 +166,25 @@ def _boolean(name, value):
         return value
     try:
         return strutils.bool_from_string(value, strict=True)
-    except ValueError:
-        raise utils.BadRequest('Invalid input for field/attribute %s. '
-                               'Value: %s. Wrong type. Expected a boolean.'
+    except ValueError as exc:
+        raise utils.BadRequest('Invalid %s: %s' % (name, exc))
+
+
+def _checked(name, check, value):
+    """``value`` of field ``name`` after Ironic's argument check."""
+    if value is None:
+        return None
+    if check == 'boolean':
+        return _boolean(name, value)
+    if check == 'uuid':
+        if not utils.is_uuid(value):
+            raise utils.BadRequest('Expected UUID for %s: %s'
+                                   % (name, value))
+        return value
+    if not _MAC_RE.match(value.lower()):
+        raise utils.BadRequest('Expected valid MAC address for %s: %s'
                                % (name, value))
+    return value.lower()
 
 
 def _check_local_link(value, smartnic):
@@ -169,38 +219,22 @@ def _check_local_link(value, smartnic):
     return value
 
 
-def check_document(kind, document):
-    """Validate a port or port group document (a POST body, or one after
-    a patch; ``kind``: 'port' or 'portgroup') and return its values
-    normalised: MAC lower-cased, booleans parsed, UUIDs and names checked,
-    empty dicts for null ones."""
+def check_document(kind, document, name=None):
+    """Validate a port or port group document (``kind``: 'port' or
+    'portgroup'): a POST body, or (``name`` 'patch') one after a patch,
+    as Ironic does, and return its values normalised: MAC lower-cased,
+    booleans parsed, UUIDs and names checked, empty dicts for null
+    ones."""
     if not isinstance(document, dict):
         raise utils.BadRequest('The request body must be a JSON object.')
-    error = next(iter(sorted(_VALIDATORS[kind].iter_errors(document),
-                             key=lambda e: list(e.path))), None)
-    if error is not None:
-        raise utils.BadRequest('Schema error for %s: %s'
-                               % (kind, error.message))
+    utils.args_schema_error(name or kind, _VALIDATORS[kind], document)
     values = dict(document)
+    for key, check in _CHECKS[kind]:
+        if key in values:
+            values[key] = _checked(key, check, values[key])
     for key, value in values.items():
         node_schema.check_text(key, value)
         utils.check_stored_size(key, value)
-    mandatory = PORT_MANDATORY if kind == 'port' else PORTGROUP_MANDATORY
-    for key in mandatory:
-        if values.get(key) is None:
-            raise utils.BadRequest('Invalid input for field/attribute %s. '
-                                   'Value: None. Mandatory field missing.'
-                                   % key)
-    if values.get('address') is not None:
-        values['address'] = normalize_mac(values['address'])
-    for key in ('uuid', 'node_uuid', 'portgroup_uuid'):
-        if values.get(key) is not None:
-            check_uuid(values[key])
-    if values.get('name') is not None:
-        check_name(values['name'])
-    for key in ('pxe_enabled', 'is_smartnic', 'standalone_ports_supported'):
-        if key in values:
-            values[key] = _boolean(key, values[key])
     for key in ('extra', 'properties'):
         if key in values and values[key] is None:
             values[key] = {}
