@@ -513,6 +513,11 @@ def test_json_suffix_up_to_1_90(env):
         path = '/v1/allocations/%s.json' % ident
         assert env.call('GET', path, version='1.90').status_int == 200
         assert env.call('GET', path, version='1.91').status_int == 404
+    # Not found either way: Ironic names the ident as given.
+    for method in ('GET', 'DELETE'):
+        resp = env.call(method, '/v1/allocations/nope.json', version='1.90')
+        assert resp.status_int == 404
+        assert message(resp) == 'Allocation nope.json could not be found.'
     # A name that really ends with .json is found as such first.
     named = env.create(name='real.json')
     assert env.call('GET', '/v1/allocations/real.json',

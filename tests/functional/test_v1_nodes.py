@@ -269,6 +269,10 @@ def test_show_by_uuid_name_and_suffix(database):
                     version='1.90').json['uuid'] == doc['uuid']
         assert call('GET', '/v1/nodes/' + ident,
                     version='1.91').status_int == 404
+    # Not found either way: Ironic names the ident as given.
+    resp = call('GET', '/v1/nodes/nope.json', version='1.90')
+    assert resp.status_int == 404
+    assert message(resp) == 'Node nope.json could not be found.'
     # A node really named so is found first.
     named = create(name='shown.json')
     assert call('GET', '/v1/nodes/shown.json',

@@ -18,6 +18,10 @@ from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
 
 _PAGING = ('limit', 'marker', 'sort_key', 'sort_dir')
+# What the query schema of Ironic's port group list checks before its
+# argument checks run (see ``query_args``).
+_PORTGROUP_SCHEMA_CHECKED = ('marker', 'sort_key', 'sort_dir', 'node',
+                             'address')
 _JSON = ('extra', 'internal_info', 'local_link_connection', 'properties')
 
 
@@ -163,7 +167,8 @@ def list_collection(kind, resource, detail_path=False, node_ident=None,
     and on the path (``/detail`` takes neither ``fields`` nor
     ``detail``)."""
     project = access.port_list_project(kind.name)
-    params = node_common.query()
+    params = node_common.query(
+        _PORTGROUP_SCHEMA_CHECKED if kind is PORTGROUP else ())
     known = set(kind.filters) | set(_PAGING)
     if not detail_path:
         known |= {'fields', 'detail'}
