@@ -57,9 +57,10 @@ POST_1_52 = {
 POST_1_58 = copy.deepcopy(POST_1_52)
 POST_1_58['properties']['node'] = _nullable('string')
 
+# The draft of Ironic's request schemas.
 _VALIDATORS = {
-    (1, 52): jsonschema.Draft4Validator(POST_1_52),
-    (1, 58): jsonschema.Draft4Validator(POST_1_58),
+    (1, 52): jsonschema.Draft202012Validator(POST_1_52),
+    (1, 58): jsonschema.Draft202012Validator(POST_1_58),
 }
 
 
@@ -72,7 +73,7 @@ def _validator():
 def validate_post(body):
     """400 unless ``body`` fits the schema of the request's version and
     its ``uuid`` (when given) is a UUID; return it."""
-    utils.schema_error('allocation', _validator(), body)
+    utils.request_schema_error(_validator(), body)
     check_uuid(body.get('uuid'))
     for field in ('extra', 'traits', 'candidate_nodes'):
         check_json_size(field, body.get(field))
