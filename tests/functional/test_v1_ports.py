@@ -200,9 +200,18 @@ def test_create_with_a_field_too_new_is_406(database, field, value,
      'A non-empty value is required when setting physical_network'),
     ({'name': 'bad name'}, "Cannot create port with invalid name 'bad "
                            "name'"),
-    ({'is_smartnic': True},
+    # (Ironic takes a Smart NIC port without a link at all.)
+    ({'is_smartnic': True, 'local_link_connection': {}},
      'Smart NIC port must have port_id and hostname in '
      'local_link_connection'),
+    ({'local_link_connection': {'port_id': 'p'}},
+     "Schema error for local_link_connection: {'port_id': 'p'} is not "
+     "valid under any of the given schemas. Possible root cause: "
+     "'switch_id' is a required property"),
+    ({'local_link_connection': {'port_id': 'p', 'switch_id': 's'}},
+     'Expected a MAC address or OpenFlow datapath ID but received s.'),
+    ({'local_link_connection': 'x'},
+     "Schema error for port: 'x' is not of type 'null', 'object'"),
 ])
 def test_create_refuses_bad_values(database, body, text):
     n = node()

@@ -11,6 +11,7 @@ Scenarios:
   only) and a port's ``available_for_dynamic_portgroup`` from 1.111;
   which versions may name them in ``fields``, ``sort_key`` and bodies;
 * a port created on a node named by ``node_ident`` (1.94);
+* an OVN VTEP switch in a port's local link connection (1.90 to 1.104);
 * the port group filters ``conductor_groups`` and ``shard`` (1.106),
   the port filter ``description_contains``, and which filters Ironic
   takes only alone.
@@ -199,6 +200,45 @@ def test_a_port_on_a_node_named_by_ident(database):
         "Schema error for port: {'address': '%s'} is not valid under any "
         "of the given schemas. Possible root cause: 'node_ident' is a "
         "required property" % mac(12))
+
+
+# -- OVN VTEP links (1.90 to 1.104) ----------------------------------------
+
+def test_an_ovn_vtep_link(database):
+    n = node()
+    link = {'port_id': 'p', 'vtep-logical-switch': 'ls',
+            'vtep-physical-switch': 'ps'}
+    for version in ('1.89', '1.105', 'latest'):
+        resp = call('POST', '/v1/ports', {'node_uuid': n['uuid'],
+                                          'address': mac(30),
+                                          'local_link_connection': link},
+                    version=version)
+        assert error(resp, 406) == 'Request not acceptable.'
+    doc = port(n['uuid'], mac(30), version='1.90',
+               local_link_connection=link)
+    assert doc['local_link_connection'] == link
+
+    def shown(version):
+        return call('GET', '/v1/ports/' + doc['uuid'],
+                    version=version).json['local_link_connection']
+    assert shown('1.104') == link
+    assert shown('1.89') == {} and shown('1.105') == {}
+    half = {'port_id': 'p', 'vtep-logical-switch': 'ls'}
+    resp = call('POST', '/v1/ports', {'node_uuid': n['uuid'],
+                                      'address': mac(31),
+                                      'local_link_connection': half},
+                version='1.90')
+    assert error(resp, 400) == (
+        "Schema error for local_link_connection: %r is not valid under "
+        "any of the given schemas. Possible root cause: "
+        "'vtep-physical-switch' is a dependency of 'vtep-logical-switch'"
+        % half)
+    smart = port(n['uuid'], mac(32), is_smartnic=True)
+    assert smart['local_link_connection'] == {}
+    datapath = port(n['uuid'], mac(33), local_link_connection={
+        'port_id': 'p', 'switch_id': '0123456789ABCDEF'})
+    assert datapath['local_link_connection']['switch_id'] == \
+        '0123456789abcdef'
 
 
 # -- list filters --------------------------------------------------------

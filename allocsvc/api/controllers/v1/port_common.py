@@ -94,6 +94,10 @@ def render(kind, record, fields=None):
     ``fields`` if given), with its links."""
     doc = {name: _value(record, name) for name, since in kind.fields
            if utils.allowed(since)}
+    link = doc.get('local_link_connection')
+    if link and schema.VTEP_KEYS[0] in link and not schema.vtep_allowed():
+        # An OVN VTEP link shows empty outside 1.90 to 1.104.
+        doc['local_link_connection'] = {}
     doc['links'] = base.resource_links(kind.collection, '/' + record.uuid)
     if kind is PORTGROUP and utils.allowed((1, 24)) and (
             fields is None or 'ports' in fields):
@@ -316,6 +320,8 @@ def create(kind, body):
                 kind is PORT or value):
             raise not_acceptable()
     values = schema.check_document(kind.name, body)
+    if kind is PORT:
+        schema.check_link_versions(values.get('local_link_connection'))
     if values.get('name') is not None and \
             not utils.is_valid_logical_name(values['name']):
         raise utils.BadRequest("Cannot create %s with invalid name '%s'"

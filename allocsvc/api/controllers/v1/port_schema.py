@@ -1,6 +1,7 @@
 """What a port or port group document may hold, at which version, and
 how its values are checked (Ironic's messages)."""
 
+import copy
 import re
 
 import jsonschema
@@ -72,9 +73,51 @@ PORTGROUP_UNSORTABLE = ('extra', 'internal_info', 'properties')
 
 _MAC_RE = re.compile(r'^[0-9a-f]{2}(:[0-9a-f]{2}){5}$')
 
-# Ironic's local link connection keys (network_type from 1.64).
-LOCAL_LINK_KEYS = ('switch_id', 'port_id', 'switch_info', 'hostname',
-                   'network_type')
+# A port's local link connection, as Ironic checks it: one of these
+# forms (a switch port, a Smart NIC's host, an unmanaged link, an OVN
+# VTEP switch -- 1.90 to 1.104 -- or nothing), "Schema error for
+# local_link_connection: ..." otherwise.
+_LINK_BASE = {
+    'type': 'object',
+    'properties': {
+        'port_id': {'type': 'string'},
+        'switch_id': {'type': 'string'},
+        'hostname': {'type': 'string'},
+        'switch_info': {'type': 'string'},
+        'network_type': {'type': 'string', 'enum': ['managed', 'unmanaged']},
+        'vtep-logical-switch': {'type': 'string'},
+        'vtep-physical-switch': {'type': 'string'},
+    },
+    'additionalProperties': False,
+    'dependentRequired': {
+        'vtep-logical-switch': ['vtep-physical-switch'],
+        'vtep-physical-switch': ['vtep-logical-switch'],
+    },
+}
+
+
+def _link(required, **properties):
+    schema = copy.deepcopy(_LINK_BASE)
+    schema['properties'].update(properties)
+    schema['required'] = required
+    return schema
+
+
+_SMART_NIC_LINK = _link(['port_id', 'hostname'])
+LOCAL_LINK = {'anyOf': [
+    _link(['port_id', 'switch_id']),
+    _SMART_NIC_LINK,
+    _link(['network_type'], network_type={'type': 'string',
+                                          'enum': ['unmanaged']}),
+    _link(['port_id', 'vtep-logical-switch', 'vtep-physical-switch']),
+    {'type': 'object', 'additionalProperties': False},
+]}
+_LINK_VALIDATORS = {
+    name: jsonschema.validators.validator_for(schema)(schema)
+    for name, schema in (('link', LOCAL_LINK),
+                         ('smart_nic', _SMART_NIC_LINK))}
+VTEP_KEYS = ('vtep-logical-switch', 'vtep-physical-switch')
+_DATAPATH_ID_RE = re.compile(r'^[0-9a-f]{16}$')
 
 
 def _nullable(*kinds, **extra):
@@ -90,7 +133,7 @@ PORT = {
         'address': {'type': 'string'},
         'extra': _nullable('object'),
         'is_smartnic': _nullable('string', 'boolean'),
-        'local_link_connection': _nullable('object'),
+        'local_link_connection': {'type': ['null', 'object']},
         'node_ident': {'type': 'string'},
         'node_uuid': {'type': 'string'},
         'physical_network': _nullable('string', maxLength=64),
@@ -187,36 +230,51 @@ def _checked(name, check, value):
     return value.lower()
 
 
-def _check_local_link(value, smartnic):
-    value = value or {}
-    if not value and not smartnic:
+def _check_local_link(value):
+    """Ironic's check of a local link connection: its schema, then a
+    switch_id that is a MAC address or an OpenFlow datapath ID (lower
+    case)."""
+    if value is None:
         return {}
-    invalid = sorted(set(value) - set(LOCAL_LINK_KEYS))
-    if invalid:
-        raise utils.BadRequest(
-            'Invalid local_link_connection: unknown key(s) %s. Valid keys '
-            'are: %s.' % (', '.join(invalid), ', '.join(LOCAL_LINK_KEYS)))
-    if 'network_type' in value and not utils.allowed((1, 64)):
-        raise utils.NotAcceptable('Request not acceptable.')
-    for key, item in value.items():
-        if not isinstance(item, str):
-            raise utils.BadRequest('Invalid local_link_connection: the '
-                                   'value of %s must be a string.' % key)
-    network_type = value.get('network_type', 'managed')
-    if network_type not in ('managed', 'unmanaged'):
-        raise utils.BadRequest('Invalid local_link_connection: '
-                               'network_type must be managed or unmanaged.')
-    if smartnic:
-        if not value.get('port_id') or not value.get('hostname'):
-            raise utils.BadRequest('Smart NIC port must have port_id and '
-                                   'hostname in local_link_connection')
-    elif network_type == 'managed' and not (
-            value.get('switch_id') and value.get('port_id')):
-        raise utils.BadRequest(
-            'Missing mandatory keys. Required keys are switch_id, port_id. '
-            'Or in case of Smart NIC port, required keys are port_id, '
-            'hostname.')
+    utils.args_schema_error('local_link_connection',
+                            _LINK_VALIDATORS['link'], value)
+    value = dict(value)
+    switch_id = value.get('switch_id')
+    if switch_id is not None:
+        if not (_MAC_RE.match(switch_id.lower())
+                or _DATAPATH_ID_RE.match(switch_id.lower())):
+            raise utils.BadRequest('Expected a MAC address or OpenFlow '
+                                   'datapath ID but received %s.'
+                                   % switch_id)
+        value['switch_id'] = switch_id.lower()
     return value
+
+
+def check_link_versions(link):
+    """406 for a key of a local link connection (in a POST body) that
+    the request's version does not take: network_type before 1.64, the
+    OVN VTEP switch outside 1.90 to 1.104."""
+    link = link or {}
+    if 'network_type' in link and not utils.allowed((1, 64)):
+        raise utils.NotAcceptable('Request not acceptable.')
+    if VTEP_KEYS[0] in link and not vtep_allowed():
+        raise utils.NotAcceptable('Request not acceptable.')
+
+
+def vtep_allowed():
+    """An OVN VTEP switch in a local link: 1.90 to 1.104."""
+    return utils.allowed((1, 90)) and not utils.allowed((1, 105))
+
+
+def check_smart_nic(values, link):
+    """A Smart NIC port names its port and host in its link (400), if
+    it has one (``link``: the link as given, None for none)."""
+    if not values.get('is_smartnic') or link is None:
+        return
+    if next(iter(_LINK_VALIDATORS['smart_nic'].iter_errors(link)),
+            None) is not None:
+        raise utils.BadRequest('Smart NIC port must have port_id and '
+                               'hostname in local_link_connection')
 
 
 def check_document(kind, document, name=None):
@@ -232,15 +290,15 @@ def check_document(kind, document, name=None):
     for key, check in _CHECKS[kind]:
         if key in values:
             values[key] = _checked(key, check, values[key])
+        if key == 'is_smartnic' and 'local_link_connection' in values:
+            # Checked next, in Ironic's order.
+            values['local_link_connection'] = _check_local_link(
+                values['local_link_connection'])
     for key, value in values.items():
         node_schema.check_text(key, value)
         utils.check_stored_size(key, value)
     for key in ('extra', 'properties'):
         if key in values and values[key] is None:
             values[key] = {}
-    if 'local_link_connection' in values:
-        values['local_link_connection'] = _check_local_link(
-            values['local_link_connection'], values.get('is_smartnic'))
-    elif values.get('is_smartnic'):
-        _check_local_link({}, True)
+    check_smart_nic(values, document.get('local_link_connection'))
     return values
