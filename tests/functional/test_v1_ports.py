@@ -626,6 +626,11 @@ def test_delete(database):
     assert call('DELETE', '/v1/ports/' + doc['uuid']).status_int == 204
     assert call('GET', '/v1/ports/' + doc['uuid']).status_int == 404
     assert call('DELETE', '/v1/ports/' + doc['uuid']).status_int == 404
+    # By name too (Ironic 39: 400 "Expected UUID for port_uuid: named",
+    # which ``openstack baremetal port delete <name>`` meets).
+    named = port(n['uuid'], mac(51), name='named')
+    assert call('DELETE', '/v1/ports/named').status_int == 204
+    assert call('GET', '/v1/ports/' + named['uuid']).status_int == 404
 
 
 def test_deleting_a_node_deletes_its_ports(database):
@@ -658,6 +663,13 @@ def test_methods_not_allowed(database):
     assert resp.status_int == 405
     assert resp.headers['Allow'] == 'DELETE, GET, PATCH'
     assert call('GET', '/v1/ports/%s/x' % uuid.uuid4()).status_int == 404
+    # Ironic 39: 400 "Missing mandatory parameter: port_uuid" and a 500
+    # for port groups (doc/source/deviations.rst).
+    for path in ('/v1/ports', '/v1/portgroups'):
+        for method in ('PATCH', 'DELETE'):
+            resp = call(method, path, [] if method == 'PATCH' else None)
+            assert resp.status_int == 405
+            assert resp.headers['Allow'] == 'GET, POST'
 
 
 @pytest.mark.parametrize('raw', [
