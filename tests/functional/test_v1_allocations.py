@@ -741,7 +741,13 @@ def test_patch_errors(env):
          "Cannot update allocation with invalid name ''"),
         ([{'op': 'replace', 'path': '/name', 'value': 3}], 400,
          "Cannot update allocation with invalid name '3'"),
-        ([{'op': 'replace', 'path': '/extra', 'value': 'x'}], 400, None),
+        # Ironic 39's words: its patch schema, then the patched one.
+        ([{'op': 'replace', 'path': '/extra', 'value': 'x'}], 400,
+         "Schema error for patch: 'x' is not of type 'object', 'null'"),
+        ([{'op': 'move', 'path': '/name'}], 400,
+         "Schema error: 'move' is not one of ['add', 'replace', "
+         "'remove']"),
+        ([5], 400, "Schema error: 5 is not of type 'object'"),
         ([{'op': 'remove', 'path': '/extra/nope'}], 400,
          "Couldn't apply patch '{'op': 'remove', 'path': '/extra/nope'}'. "
          "Reason: can't remove a non-existent object 'nope'"),
@@ -751,7 +757,9 @@ def test_patch_errors(env):
          "Couldn't apply patch '{'op': 'replace', 'path': '/extra/c', "
          "'value': 3}'. Reason: can't replace a non-existent object 'c'"),
         ([{'op': 'add', 'path': '/extra/a/b', 'value': 1}], 400, None),
-        ({'op': 'remove', 'path': '/name'}, 400, None),
+        ({'op': 'remove', 'path': '/name'}, 400,
+         "Schema error: {'op': 'remove', 'path': '/name'} is not of type "
+         "'array'"),
         ([{'op': 'move', 'from': '/name', 'path': '/extra/n'}], 400, None),
         ([{'op': 'add', 'path': '/extra/x'}], 400, None),
     ]

@@ -531,10 +531,16 @@ _PATCHABLE = ('address, extra, is_smartnic, local_link_connection, '
        'value': '11111111-2222-3333-4444-555555555555'}], 400,
      'Node 11111111-2222-3333-4444-555555555555 could not be found.'),
     ([{'op': 'remove', 'path': '/extra/nothing'}], 400, None),
-    ([{'op': 'move', 'path': '/extra'}], 400, None),
+    ([{'op': 'move', 'path': '/extra'}], 400,
+     "Schema error for patch: 'move' is not one of ['add', 'replace', "
+     "'remove']"),
+    ([5], 400, "Schema error for patch: 5 is not of type 'object'"),
+    ([{'op': 'replace', 'path': 'name', 'value': 1}], 400,
+     "Schema error for patch: 'name' does not match '^(/[\\\\w-]+)+$'"),
     ([{'op': 'add', 'path': '/name', 'value': 'a b'}], 400,
      "Port %s: Cannot change name to invalid name 'a b'"),
-    ('not a list', 400, None),
+    ('not a list', 400,
+     "Schema error for patch: 'not a list' is not of type 'array'"),
 ])
 def test_patch_refuses(database, patch, status, text):
     n = node()

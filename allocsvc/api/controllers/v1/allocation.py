@@ -380,7 +380,7 @@ class AllocationController(_OneAllocation, base.Resource):
         if not utils.allowed(PATCH_VERSION):
             raise webob.exc.HTTPMethodNotAllowed()
         patch = utils.json_body(patch)
-        utils.check_patch(patch)
+        schema.check_patch(patch)
         schema.check_patch_paths(patch)
         allocation = self._allocation('baremetal:allocation:update')
         current = {'name': allocation.name, 'extra': allocation.extra}

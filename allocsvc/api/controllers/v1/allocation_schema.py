@@ -108,6 +108,30 @@ def check_name(name, action='create'):
 # PATCH /v1/allocations/{ident}: the fields that may change.
 PATCHABLE = ('name', 'extra')
 
+# Ironic's request schema of that PATCH ("Schema error: ...").
+PATCH = {
+    'type': 'array',
+    'items': {
+        'type': 'object',
+        'properties': {
+            'op': {'enum': ['add', 'replace', 'remove']},
+            'path': {'type': 'string'},
+            'value': {
+                'type': ['string', 'object', 'null', 'integer', 'boolean']},
+        },
+        'required': ['op', 'path'],
+        'additionalProperties': False,
+    },
+}
+_PATCH_VALIDATOR = jsonschema.Draft202012Validator(PATCH)
+
+
+def check_patch(patch):
+    """Ironic's request schema of an allocation PATCH, then the rest of
+    what a JSON patch must be."""
+    utils.request_schema_error(_PATCH_VALIDATOR, patch)
+    utils.check_patch(patch)
+
 
 def check_patch_paths(patch):
     """400 for an operation outside ``/name`` and ``/extra``."""
@@ -127,8 +151,7 @@ def check_patched(document):
     if extra is None:
         extra = {}
     if not isinstance(extra, dict):
-        raise utils.BadRequest('Invalid input for field/attribute extra. '
-                               'Value: %s. The value must be an object.'
-                               % (extra,))
+        raise utils.BadRequest("Schema error for patch: %r is not of type "
+                               "'object', 'null'" % (extra,))
     check_json_size('extra', extra)
     return {'name': name, 'extra': extra}

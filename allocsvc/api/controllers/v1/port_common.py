@@ -12,6 +12,7 @@ import pecan
 from allocsvc import objects
 from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import base
+from allocsvc.api.controllers.v1 import chassis_schema
 from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import port_schema as schema
 from allocsvc.api.controllers.v1 import utils
@@ -363,6 +364,8 @@ def _check_patch(kind, patch):
     """Ironic's checks of a patch before it is applied: its form, the
     fields it may change (400 naming them), and (406) the fields the
     request's version may not change."""
+    # Ironic's JSON patch schema first ("Schema error for patch: ...").
+    chassis_schema.check_argument('patch', chassis_schema.PATCH, patch)
     utils.check_patch(patch)
     for op in patch:
         if utils.patch_root(op) not in kind.writable:
