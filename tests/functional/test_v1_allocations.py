@@ -761,7 +761,9 @@ def test_patch_errors(env):
          "Schema error: {'op': 'remove', 'path': '/name'} is not of type "
          "'array'"),
         ([{'op': 'move', 'from': '/name', 'path': '/extra/n'}], 400, None),
-        ([{'op': 'add', 'path': '/extra/x'}], 400, None),
+        ([{'op': 'add', 'path': '/extra/x'}], 400,
+         "'add' and 'replace' operations need a value"),
+        ([{'op': 'replace', 'path': 'name', 'value': 'y'}], 400, None),
     ]
     for ops, status, text in cases:
         resp = _patch(env, 'x', ops)

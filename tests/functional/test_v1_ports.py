@@ -713,6 +713,7 @@ def test_no_server_error_for_bad_bodies(database, raw):
     [{'op': 'add', 'path': '/', 'value': 1}],
     [{'op': 'add', 'path': '', 'value': 1}],
     [{'op': 'replace'}],
+    [{'op': 'replace', 'path': '/name'}],
     [{'op': 'replace', 'path': 5, 'value': 1}],
     [5],
 ])
