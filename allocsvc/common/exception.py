@@ -271,6 +271,25 @@ class NodeInMaintenance(BadRequest):
             "in maintenance mode." % (operation, node))
 
 
+class InstanceRescueFailure(BadRequest):
+    """Rescue refused by the node's driver (Ironic's text; its status
+    there is 500, see doc/source/deviations.rst)."""
+
+    def __init__(self, instance, node, reason):
+        super().__init__('Failed to rescue instance %s for node %s: %s'
+                         % (instance, node, reason))
+
+
+class UnsupportedServiceStep(BadRequest):
+    """A service step that would leave a fake-hardware node waiting for
+    a ramdisk it never boots (see doc/source/deviations.rst)."""
+
+    def __init__(self, step):
+        super().__init__('Service step %s.%s would hold or wait, which the '
+                         'fake-hardware driver does not support.'
+                         % (step['interface'], step['step']))
+
+
 class NodeChanged(Conflict):
     """A conditional write found the node changed by another writer."""
 

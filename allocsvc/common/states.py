@@ -14,16 +14,21 @@ Allocation (Ironic's, unchanged)::
 ``active`` and ``error`` are final: an allocation in them can only be
 deleted (upstream never implemented the retry the spec mentions).
 
-Node provisioning, the part an allocation service needs. The API verbs
+Node provisioning, Ironic's machine. The API verbs
 (``PUT /v1/nodes/{n}/states/provision`` ``target``) map to events by
 ``PROVISION_VERBS``; each verb enters a transient state whose
 ``target_provision_state`` is the stable state it heads for, and the
-driver finishes it with ``done`` (or ``fail``)::
+driver finishes it with ``done`` (or ``fail``; a failure state keeps the
+target)::
 
     enroll      --manage--> verifying  --done--> manageable  (fail: enroll)
     manageable  --provide-> cleaning   --done--> available   (fail: clean
                                                               failed)
+    manageable  --clean---> cleaning --manage--> manageable  (fail: clean
+                                                              failed)
     manageable  --inspect-> inspecting --done--> manageable  (fail: inspect
+                                                              failed)
+    manageable  --adopt---> adopting   --done--> active      (fail: adopt
                                                               failed)
     available   --manage--> manageable
     available   --deploy--> deploying  --done--> active      (fail: deploy
@@ -31,10 +36,30 @@ driver finishes it with ``done`` (or ``fail``)::
     active      --rebuild-> deploying
     active      --deleted-> deleting   --done--> cleaning -> available
                                                  (fail: error)
-    clean failed / inspect failed --manage--> manageable
+    active      --rescue--> rescuing   --done--> rescue      (fail: rescue
+                                                              failed)
+    rescue      --unrescue> unrescuing --done--> active      (fail: unrescue
+                                                              failed)
+    rescue      --rescue--> rescuing;  rescue --deleted--> deleting
+    active      --service-> servicing  --done--> active      (fail: service
+                                                              failed)
+    service failed --abort--> active
+    service failed --service|rescue|deleted--> servicing|rescuing|deleting
+    clean failed / inspect failed / adopt failed --manage--> manageable
     inspect failed --inspect--> inspecting
+    adopt failed --adopt--> adopting
     deploy failed / error --deleted--> deleting
     deploy failed / error --rebuild--> deploying
+    rescue failed / unrescue failed --rescue|unrescue|deleted--> ...
+
+A driver that waits for its ramdisk parks a step in ``clean wait``,
+``wait call-back``, ``inspect wait``, ``rescue wait`` or ``service
+wait`` (``wait``, ``resume``), or holds it in ``clean hold``, ``deploy
+hold`` or ``service hold`` (``hold``); ``abort`` fails a waiting or held
+step, ``unhold`` lets a held one wait again. ``fake-hardware`` never
+waits (the service steps that would are refused): these states are
+Ironic's, so that the API accepts them in a filter and refuses
+``abort`` and ``unhold`` exactly where Ironic does.
 
 The ``fake-hardware`` driver completes each step at once:
 ``node_settle`` gives the stable state that reaches.
@@ -64,48 +89,92 @@ ENROLL = 'enroll'
 VERIFYING = 'verifying'
 MANAGEABLE = 'manageable'
 CLEANING = 'cleaning'
+CLEANWAIT = 'clean wait'
+CLEANHOLD = 'clean hold'
 CLEANFAIL = 'clean failed'
 AVAILABLE = 'available'
 DEPLOYING = 'deploying'
+DEPLOYWAIT = 'wait call-back'
+DEPLOYHOLD = 'deploy hold'
 DEPLOYFAIL = 'deploy failed'
 INSPECTING = 'inspecting'
+INSPECTWAIT = 'inspect wait'
 INSPECTFAIL = 'inspect failed'
 # ACTIVE = 'active' (shared with the allocation state of the same name)
 DELETING = 'deleting'
 # ERROR = 'error' (likewise shared)
+ADOPTING = 'adopting'
+ADOPTFAIL = 'adopt failed'
+RESCUING = 'rescuing'
+RESCUEWAIT = 'rescue wait'
+RESCUE = 'rescue'
+RESCUEFAIL = 'rescue failed'
+UNRESCUING = 'unrescuing'
+UNRESCUEFAIL = 'unrescue failed'
+SERVICING = 'servicing'
+SERVICEWAIT = 'service wait'
+SERVICEHOLD = 'service hold'
+SERVICEFAIL = 'service failed'
 
 NODE_INITIAL = ENROLL
 
-# Events (``done`` and ``fail`` finish a transient state).
+# Events (``done`` and ``fail`` finish a transient state; ``wait``,
+# ``hold`` and ``resume`` are what a driver that waits for its ramdisk
+# sends: fake-hardware never does, but the states they lead to are
+# Ironic's and decide what the API accepts).
 MANAGE = 'manage'
 PROVIDE = 'provide'
 DEPLOY = 'deploy'
 REBUILD = 'rebuild'
 INSPECT = 'inspect'
 DELETED = 'deleted'
+CLEAN = 'clean'
+ADOPT = 'adopt'
+RESCUE_EVENT = 'rescue'
+UNRESCUE = 'unrescue'
+ABORT = 'abort'
+SERVICE = 'service'
+UNHOLD = 'unhold'
 DONE = 'done'
+WAIT = 'wait'
+HOLD = 'hold'
+RESUME = 'resume'
 
 # API provision verb -> event.
 PROVISION_VERBS = {'manage': MANAGE, 'provide': PROVIDE,
                    'active': DEPLOY, 'rebuild': REBUILD, 'inspect': INSPECT,
-                   'deleted': DELETED}
+                   'deleted': DELETED, 'clean': CLEAN, 'adopt': ADOPT,
+                   'rescue': RESCUE_EVENT, 'unrescue': UNRESCUE,
+                   'abort': ABORT, 'service': SERVICE, 'unhold': UNHOLD}
 
 # Transient state -> the stable state it heads for (target_provision_state).
-_TARGETS = {VERIFYING: MANAGEABLE, CLEANING: AVAILABLE,
-            INSPECTING: MANAGEABLE, DEPLOYING: ACTIVE, DELETING: AVAILABLE}
+_TARGETS = {VERIFYING: MANAGEABLE, CLEANING: AVAILABLE, CLEANWAIT: AVAILABLE,
+            CLEANHOLD: AVAILABLE, INSPECTING: MANAGEABLE,
+            INSPECTWAIT: MANAGEABLE, DEPLOYING: ACTIVE, DEPLOYWAIT: ACTIVE,
+            DEPLOYHOLD: ACTIVE, DELETING: AVAILABLE, ADOPTING: ACTIVE,
+            RESCUING: RESCUE, RESCUEWAIT: RESCUE, UNRESCUING: ACTIVE,
+            SERVICING: ACTIVE, SERVICEWAIT: ACTIVE, SERVICEHOLD: ACTIVE}
+# Events that head for another stable state than their state's own:
+# a manual ``clean`` comes back to manageable.
+_EVENT_TARGETS = {CLEAN: MANAGEABLE}
 
-STABLE_STATES = (ENROLL, MANAGEABLE, AVAILABLE, ACTIVE)
-FAILURE_STATES = (CLEANFAIL, INSPECTFAIL, DEPLOYFAIL, ERROR)
+STABLE_STATES = (ENROLL, MANAGEABLE, AVAILABLE, ACTIVE, RESCUE)
+FAILURE_STATES = (CLEANFAIL, INSPECTFAIL, DEPLOYFAIL, ERROR, ADOPTFAIL,
+                  RESCUEFAIL, UNRESCUEFAIL, SERVICEFAIL)
 NODE_STATES = STABLE_STATES + FAILURE_STATES + tuple(_TARGETS)
+
+SERVICING_STATES = (SERVICING, SERVICEWAIT, SERVICEFAIL, SERVICEHOLD)
 
 # Where a node's fields (and an allocation's instance_uuid) may change
 # while a provisioning action is in flight, as Ironic's UPDATE_ALLOWED.
 UPDATE_ALLOWED_STATES = (ENROLL, MANAGEABLE, AVAILABLE, VERIFYING,
-                         INSPECTING, INSPECTFAIL, CLEANFAIL, DEPLOYFAIL,
-                         ERROR)
+                         INSPECTING, INSPECTWAIT, INSPECTFAIL, CLEANFAIL,
+                         DEPLOYFAIL, ERROR, ADOPTFAIL, RESCUEFAIL,
+                         UNRESCUEFAIL, SERVICEHOLD, SERVICEFAIL)
 # Where a node out of maintenance may always be deleted (``available``
-# too, unless [conductor] allow_deleting_available_nodes is off).
-DELETE_ALLOWED_STATES = (ENROLL, MANAGEABLE)
+# too, unless [conductor] allow_deleting_available_nodes is off), in
+# Ironic's order, which its refusal quotes.
+DELETE_ALLOWED_STATES = (MANAGEABLE, ENROLL, ADOPTFAIL)
 
 # -- power states ------------------------------------------------------------
 
@@ -157,28 +226,103 @@ _NODE_MACHINE = _build(
     [(ENROLL, MANAGE, VERIFYING),
      (VERIFYING, DONE, MANAGEABLE),
      (VERIFYING, FAIL, ENROLL),
+     # cleaning: automated (provide, tear down) and manual (clean)
      (MANAGEABLE, PROVIDE, CLEANING),
+     (MANAGEABLE, CLEAN, CLEANING),
      (CLEANING, DONE, AVAILABLE),
+     (CLEANING, MANAGE, MANAGEABLE),
      (CLEANING, FAIL, CLEANFAIL),
+     (CLEANING, WAIT, CLEANWAIT),
+     (CLEANING, HOLD, CLEANHOLD),
+     (CLEANWAIT, RESUME, CLEANING),
+     (CLEANWAIT, HOLD, CLEANHOLD),
+     (CLEANWAIT, FAIL, CLEANFAIL),
+     (CLEANWAIT, ABORT, CLEANFAIL),
+     (CLEANHOLD, UNHOLD, CLEANWAIT),
+     (CLEANHOLD, ABORT, CLEANFAIL),
      (CLEANFAIL, MANAGE, MANAGEABLE),
+     # inspection
      (MANAGEABLE, INSPECT, INSPECTING),
      (INSPECTING, DONE, MANAGEABLE),
      (INSPECTING, FAIL, INSPECTFAIL),
+     (INSPECTING, WAIT, INSPECTWAIT),
+     (INSPECTWAIT, RESUME, INSPECTING),
+     (INSPECTWAIT, DONE, MANAGEABLE),
+     (INSPECTWAIT, FAIL, INSPECTFAIL),
+     (INSPECTWAIT, ABORT, INSPECTFAIL),
      (INSPECTFAIL, MANAGE, MANAGEABLE),
      (INSPECTFAIL, INSPECT, INSPECTING),
+     # adoption
+     (MANAGEABLE, ADOPT, ADOPTING),
+     (ADOPTING, DONE, ACTIVE),
+     (ADOPTING, FAIL, ADOPTFAIL),
+     (ADOPTFAIL, ADOPT, ADOPTING),
+     (ADOPTFAIL, MANAGE, MANAGEABLE),
+     # deployment
      (AVAILABLE, MANAGE, MANAGEABLE),
      (AVAILABLE, DEPLOY, DEPLOYING),
      (DEPLOYING, DONE, ACTIVE),
      (DEPLOYING, FAIL, DEPLOYFAIL),
+     (DEPLOYING, WAIT, DEPLOYWAIT),
+     (DEPLOYING, HOLD, DEPLOYHOLD),
+     (DEPLOYWAIT, RESUME, DEPLOYING),
+     (DEPLOYWAIT, HOLD, DEPLOYHOLD),
+     (DEPLOYWAIT, FAIL, DEPLOYFAIL),
+     (DEPLOYWAIT, ABORT, DEPLOYFAIL),
+     (DEPLOYWAIT, DELETED, DELETING),
+     (DEPLOYHOLD, UNHOLD, DEPLOYWAIT),
+     (DEPLOYHOLD, ABORT, DEPLOYFAIL),
      (DEPLOYFAIL, DEPLOY, DEPLOYING),
      (DEPLOYFAIL, REBUILD, DEPLOYING),
      (DEPLOYFAIL, DELETED, DELETING),
      (ACTIVE, REBUILD, DEPLOYING),
+     # tear down
      (ACTIVE, DELETED, DELETING),
      (DELETING, DONE, CLEANING),
      (DELETING, FAIL, ERROR),
      (ERROR, REBUILD, DEPLOYING),
-     (ERROR, DELETED, DELETING)])
+     (ERROR, DELETED, DELETING),
+     # rescue
+     (ACTIVE, RESCUE_EVENT, RESCUING),
+     (RESCUING, DONE, RESCUE),
+     (RESCUING, FAIL, RESCUEFAIL),
+     (RESCUING, WAIT, RESCUEWAIT),
+     (RESCUEWAIT, RESUME, RESCUING),
+     (RESCUEWAIT, FAIL, RESCUEFAIL),
+     (RESCUEWAIT, ABORT, RESCUEFAIL),
+     (RESCUEWAIT, DELETED, DELETING),
+     (RESCUE, RESCUE_EVENT, RESCUING),
+     (RESCUE, UNRESCUE, UNRESCUING),
+     (RESCUE, DELETED, DELETING),
+     (RESCUEFAIL, RESCUE_EVENT, RESCUING),
+     (RESCUEFAIL, UNRESCUE, UNRESCUING),
+     (RESCUEFAIL, DELETED, DELETING),
+     (UNRESCUING, DONE, ACTIVE),
+     (UNRESCUING, FAIL, UNRESCUEFAIL),
+     (UNRESCUEFAIL, RESCUE_EVENT, RESCUING),
+     (UNRESCUEFAIL, UNRESCUE, UNRESCUING),
+     (UNRESCUEFAIL, DELETED, DELETING),
+     # servicing
+     (ACTIVE, SERVICE, SERVICING),
+     (SERVICING, DONE, ACTIVE),
+     (SERVICING, FAIL, SERVICEFAIL),
+     (SERVICING, WAIT, SERVICEWAIT),
+     (SERVICING, HOLD, SERVICEHOLD),
+     (SERVICEWAIT, RESUME, SERVICING),
+     (SERVICEWAIT, HOLD, SERVICEHOLD),
+     (SERVICEWAIT, FAIL, SERVICEFAIL),
+     (SERVICEWAIT, ABORT, SERVICEFAIL),
+     (SERVICEWAIT, DELETED, DELETING),
+     (SERVICEHOLD, SERVICE, SERVICING),
+     (SERVICEHOLD, UNHOLD, SERVICEWAIT),
+     (SERVICEHOLD, FAIL, SERVICEFAIL),
+     (SERVICEHOLD, ABORT, SERVICEFAIL),
+     (SERVICEFAIL, SERVICE, SERVICING),
+     (SERVICEFAIL, RESCUE_EVENT, RESCUING),
+     (SERVICEFAIL, WAIT, SERVICEWAIT),
+     (SERVICEFAIL, HOLD, SERVICEHOLD),
+     (SERVICEFAIL, DELETED, DELETING),
+     (SERVICEFAIL, ABORT, ACTIVE)])
 
 
 def _next(template, kind, state, event):
@@ -201,12 +345,21 @@ def allocation_is_final(state):
     return state in (ACTIVE, ERROR)
 
 
-def node_next_state(state, event):
+def node_next_state(state, event, target=None):
     """``(provision_state, target_provision_state)`` after ``event`` in
-    ``state``; the target is None once the node rests in a stable or
-    failed state. InvalidTransition if the machine refuses it."""
+    ``state``, whose target is ``target`` (by default the one its state
+    has). A transient state heads for its own target (a manual ``clean``
+    for manageable); a failure keeps the target it failed on its way
+    to; a stable state has none. InvalidTransition if the machine
+    refuses the event."""
+    # (A failure, or an aborted step, keeps the target.)
     new_state = _next(_NODE_MACHINE, 'a node', state, event)
-    return new_state, _TARGETS.get(new_state)
+    if new_state in _TARGETS:
+        return new_state, _EVENT_TARGETS.get(event, _TARGETS[new_state])
+    if event in (FAIL, ABORT) and new_state in FAILURE_STATES and \
+            new_state != ERROR:
+        return new_state, target or _TARGETS.get(state)
+    return new_state, None
 
 
 def node_accepts(state, event):
@@ -218,14 +371,32 @@ def node_accepts(state, event):
     return True
 
 
-def node_settle(state, event):
+def _finish(state, target):
+    """The event that ends transient ``state`` well: the one that leads
+    to ``target`` at once if there is one (``manage`` ends a manual
+    clean), else ``done``, or ``resume`` for a waiting step."""
+    for event in (DONE, MANAGE):
+        if node_accepts(state, event) and \
+                node_next_state(state, event)[0] == target:
+            return event
+    return RESUME if node_accepts(state, RESUME) else DONE
+
+
+def node_settle(state, event, fail=False):
     """Every ``(provision_state, target_provision_state)`` a node passes
     through when ``event`` is applied and each transient step then
     finishes at once (the ``fake-hardware`` driver); the last one is
-    stable."""
+    stable. With ``fail`` the first step fails instead (the node rests
+    in the failure state, keeping its target)."""
     path = [node_next_state(state, event)]
-    while path[-1][1] is not None:
-        path.append(node_next_state(path[-1][0], DONE))
+    if fail:
+        current, target = path[-1]
+        path.append(node_next_state(current, FAIL, target))
+        return path
+    while path[-1][0] in _TARGETS:
+        current, target = path[-1]
+        path.append(node_next_state(current, _finish(current, target),
+                                    target))
     return path
 
 

@@ -5,11 +5,11 @@
 are reachable over RPC) and runs allocations in a futurist thread pool.
 
 Every write of the bare-metal API comes here (1.1; ports and port
-groups 1.2): the conductor
-changes nodes under their locks, taken under its own host name with the
-patience of ``[conductor] request_node_locked_retry_*``, by the rules of
-``allocsvc.db.baremetal.provisioning``, and answers with the result or
-with the allocsvc exception the rules raised.
+groups 1.2): the conductor changes nodes under their locks, taken under
+its own host name with the patience of ``[conductor]
+request_node_locked_retry_*``, by the rules of
+``allocsvc.db.baremetal.provisioning`` (and ``verbs``), and answers with
+the result or with the allocsvc exception the rules raised.
 
 Work is never lost to a full pool: the API writes the allocation
 (``allocating``, owned by this conductor) before it casts, so an
@@ -44,6 +44,7 @@ from allocsvc.conductor import node_actions
 from allocsvc.db.baremetal import allocations as db_allocations
 from allocsvc.db.baremetal import port_rules
 from allocsvc.db.baremetal import provisioning
+from allocsvc.db.baremetal import verbs
 from allocsvc.db.baremetal import vifs
 
 LOG = logging.getLogger(__name__)
@@ -62,12 +63,14 @@ LOG = logging.getLogger(__name__)
 #              attach_virtual_media, detach_virtual_media (calls;
 #              node_actions); create_node's values and update_node's
 #              changes may name the node's chassis (chassis_uuid)
-# Version 1.4: create_port's values and update_port's changes may name
+# 1.4:         do_provisioning_action's clean_steps, rescue_password,
+#              disable_ramdisk and service_steps, and the verbs clean,
+#              adopt, rescue, unrescue, abort, unhold and service
+# Version 1.5: create_port's values and update_port's changes may name
 #              available_for_dynamic_portgroup; create_portgroup's and
 #              update_portgroup's physical_network (the group's members
 #              follow a change of it)
-RPC_API_VERSION = '1.4'
-
+RPC_API_VERSION = '1.5'
 
 # What PATCH /v1/allocations/{ident} may change.
 ALLOCATION_CHANGES = frozenset(('name', 'extra'))
@@ -234,10 +237,14 @@ class ConductorManager(node_actions.NodeActions):
 
     @messaging.expose
     @rpc.translate_errors
-    def do_provisioning_action(self, context, node, verb, configdrive=None):
+    def do_provisioning_action(self, context, node, verb, configdrive=None,
+                               clean_steps=None, rescue_password=None,
+                               disable_ramdisk=False, service_steps=None):
         context = _worker_context(context)
-        return objects.Node.from_record(context, provisioning.provision(
-            context, node.id, verb, self._locker(), configdrive=configdrive))
+        return objects.Node.from_record(context, verbs.provision(
+            context, node.id, verb, self._locker(), configdrive=configdrive,
+            clean_steps=clean_steps, rescue_password=rescue_password,
+            disable_ramdisk=disable_ramdisk, service_steps=service_steps))
 
     @messaging.expose
     @rpc.translate_errors

@@ -16,7 +16,9 @@ from allocsvc import objects
 from allocsvc.common import rpc
 from allocsvc.db.baremetal import management
 
-VERSION = '1.3'
+# The conductors' RPC API version (see rpcapi); these calls came in 1.3.
+VERSION = '1.4'
+_SINCE = '1.3'
 
 
 class NodeActions:
@@ -69,7 +71,7 @@ class NodeActionsAPI:
     """Client side; the client provides ``_call_for_node``."""
 
     def _act(self, context, node, method, **kwargs):
-        return self._call_for_node(context, node, method, version=VERSION,
+        return self._call_for_node(context, node, method, version=_SINCE,
                                    **kwargs)
 
     @rpc.rebuild_errors

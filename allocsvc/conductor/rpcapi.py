@@ -61,10 +61,14 @@ SENDER_THREADS = 64
 BROKER_DOWN = (messaging.MessageDeliveryFailure, kombu.exceptions.KombuError,
                OSError)
 
-# Port and port group columns a conductor older than RPC API 1.4 cannot
+# Port and port group columns a conductor older than RPC API 1.5 cannot
 # write.
 NEW_PORT_COLUMNS = frozenset(('available_for_dynamic_portgroup',))
 NEW_PORTGROUP_COLUMNS = frozenset(('physical_network', 'dynamic_portgroup'))
+
+# The provisioning verbs a conductor of RPC API 1.1 knows.
+_VERBS_1_1 = ('manage', 'provide', 'active', 'rebuild', 'inspect',
+              'deleted')
 
 # Seconds the API reuses the list of live conductors it read.
 ALIVE_CACHE_S = 1.0
@@ -89,11 +93,14 @@ class ConductorAPI(node_actions.NodeActionsAPI):
     #      detach_virtual_media (calls; node_actions); create_node's values
     #      and update_node's changes may name the node's chassis
     #      (chassis_uuid)
-    # 1.4: create_port's values and update_port's changes may name
+    # 1.4: do_provisioning_action's clean_steps, rescue_password,
+    #      disable_ramdisk and service_steps, and the verbs clean, adopt,
+    #      rescue, unrescue, abort, unhold and service (node_actions)
+    # 1.5: create_port's values and update_port's changes may name
     #      available_for_dynamic_portgroup, create_portgroup's and
     #      update_portgroup's physical_network (NEW_PORT_COLUMNS,
     #      NEW_PORTGROUP_COLUMNS)
-    RPC_API_VERSION = '1.4'
+    RPC_API_VERSION = '1.5'
 
     def __init__(self, conf, transport=None):
         objects.register_all()
@@ -349,14 +356,28 @@ class ConductorAPI(node_actions.NodeActionsAPI):
                                    target=target)
 
     @rpc.rebuild_errors
-    def do_provisioning_action(self, context, node, verb, configdrive=None):
+    def do_provisioning_action(self, context, node, verb, configdrive=None,
+                               clean_steps=None, rescue_password=None,
+                               disable_ramdisk=False, service_steps=None):
         """Apply the provisioning ``verb`` (``active`` stores
-        ``configdrive``); return the ``objects.Node`` in the stable state
-        it leads to. InvalidStateRequested (400) if the node's state does
-        not allow it, NodeInMaintenance (400) to deploy a node in
-        maintenance."""
+        ``configdrive``; ``clean`` runs ``clean_steps``, ``service``
+        ``service_steps``, ``rescue`` keeps ``rescue_password``); return
+        the ``objects.Node`` in the state it leads to.
+        InvalidStateRequested (400) if the node's state does not allow
+        it, NodeInMaintenance (400) to deploy, clean, rescue or service a
+        node in maintenance. The verbs and arguments of 1.4 need a
+        conductor that knows them (ConductorTooOld)."""
+        if verb in _VERBS_1_1:
+            return self._call_for_node(context, node,
+                                       'do_provisioning_action', verb=verb,
+                                       configdrive=configdrive)
         return self._call_for_node(context, node, 'do_provisioning_action',
-                                   verb=verb, configdrive=configdrive)
+                                   version='1.4', verb=verb,
+                                   configdrive=configdrive,
+                                   clean_steps=clean_steps,
+                                   rescue_password=rescue_password,
+                                   disable_ramdisk=disable_ramdisk,
+                                   service_steps=service_steps)
 
     @rpc.rebuild_errors
     def set_node_traits(self, context, node, traits):
@@ -383,9 +404,9 @@ class ConductorAPI(node_actions.NodeActionsAPI):
     def _call_for_node_1_2(self, context, node, method, columns=(),
                            new_columns=NEW_PORT_COLUMNS, **kwargs):
         """Call ``method`` (1.2) about something of ``node`` (an
-        ``objects.Node``, not passed) on the node's conductor; 1.4 if
+        ``objects.Node``, not passed) on the node's conductor; 1.5 if
         ``columns`` (those written) name one of ``new_columns``."""
-        version = '1.4' if new_columns.intersection(columns) else '1.2'
+        version = '1.5' if new_columns.intersection(columns) else '1.2'
         return self._call_on_node_conductor(context, node, version, method,
                                             **kwargs)
 

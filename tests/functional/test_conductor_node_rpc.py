@@ -274,8 +274,8 @@ def test_destroy_node_rules(harness):
     assert str(info.value) == (
         'Can not delete node "%s" while it is in provision state '
         '"available". Valid provision states to perform deletion are: '
-        '"enroll, manageable", or set the node into maintenance mode'
-        % node.uuid)
+        '"(\'manageable\', \'enroll\', \'adopt failed\')", or set the node '
+        'into maintenance mode' % node.uuid)
     used = harness.node('used', provision_state=states.MANAGEABLE,
                         instance_uuid=INSTANCE)
     with pytest.raises(exception.NodeAssociated):
@@ -762,6 +762,24 @@ def test_client_capped_at_1_2_refuses_the_1_3_calls(harness, held):
     assert 'conductor RPC API 1.3' in str(info.value)
     assert held == []
     assert _fresh(harness, node).console_enabled is False
+
+
+def test_client_capped_at_1_3_refuses_the_1_4_verbs(harness, held):
+    node = _manageable(harness)
+    obj = _node_object(harness, node)
+    capped = _capped(harness, '1.3')
+    for verb, kwargs in (('adopt', {}), ('clean', {'clean_steps': [
+            {'interface': 'bios', 'step': 'factory_reset'}]})):
+        with pytest.raises(exception.ConductorTooOld) as info:
+            capped.do_provisioning_action(harness.context, obj, verb,
+                                          **kwargs)
+        assert 'conductor RPC API 1.4' in str(info.value)
+    assert held == []
+    assert _fresh(harness, node).provision_state == states.MANAGEABLE
+    # The verbs of 1.1 are still sent, at 1.1.
+    provided = capped.do_provisioning_action(harness.context, obj,
+                                             'provide')
+    assert provided.provision_state == states.AVAILABLE
 
 
 def test_conductor_answers_1_0_messages(harness):

@@ -92,18 +92,18 @@ def test_capped_client_refuses_1_2(harness):  # noqa: F811
                               {'description': 'd'}).description == 'd'
 
 
-def test_capped_client_refuses_the_1_4_columns(harness):  # noqa: F811
-    # A conductor older than RPC API 1.4 cannot write a port group's
+def test_capped_client_refuses_the_1_5_columns(harness):  # noqa: F811
+    # A conductor older than RPC API 1.5 cannot write a port group's
     # physical network or a port's available_for_dynamic_portgroup;
     # other port writes still go to it.
     node = _node(harness)
-    conf = harness.make_conf(rpc_version_cap='1.3', **FAST)
+    conf = harness.make_conf(rpc_version_cap='1.4', **FAST)
     capped = rpcapi.ConductorAPI(conf, harness.transport)
     with pytest.raises(exception.ConductorTooOld) as info:
         capped.create_port(harness.context, node,
                            {'node_id': node.id, 'address': MAC,
                             'available_for_dynamic_portgroup': False})
-    assert 'RPC API 1.4' in str(info.value)
+    assert 'RPC API 1.5' in str(info.value)
     with pytest.raises(exception.ConductorTooOld):
         capped.create_portgroup(harness.context, node,
                                 {'node_id': node.id,

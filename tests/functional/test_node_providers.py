@@ -33,6 +33,7 @@ from allocsvc.db.baremetal import allocations as db_allocations
 from allocsvc.db.baremetal import candidates as db_candidates
 from allocsvc.db.baremetal import nodes
 from allocsvc.db.baremetal import provisioning
+from allocsvc.db.baremetal import verbs
 from allocsvc.conductor import allocations as conductor_allocations
 from allocsvc.conductor import backends
 from tests import client
@@ -196,8 +197,8 @@ def test_unbinding_a_node_frees_its_unit(harness, how):
     assert final.state == states.ACTIVE
     locker = provisioning.Locker('api-test')
     if how == 'tear down':
-        provisioning.provision(harness.context, node.id, 'active', locker)
-        provisioning.provision(harness.context, node.id, 'deleted', locker)
+        verbs.provision(harness.context, node.id, 'active', locker)
+        verbs.provision(harness.context, node.id, 'deleted', locker)
     else:
         provisioning.update_node(harness.context, node.id,
                                  {'instance_uuid': None}, locker)

@@ -709,8 +709,8 @@ def test_delete_rules(database):
     assert message(resp) == (
         'Can not delete node "%s" while it is in provision state '
         '"active". Valid provision states to perform deletion are: '
-        '"enroll, manageable, available", or set the node into '
-        'maintenance mode' % deployed['uuid'])
+        '"(\'manageable\', \'enroll\', \'adopt failed\', \'available\')", '
+        'or set the node into maintenance mode' % deployed['uuid'])
     call('PUT', '/v1/nodes/deployed/maintenance', {'reason': 'bye'})
     assert call('DELETE', '/v1/nodes/deployed').status_int == 204
 

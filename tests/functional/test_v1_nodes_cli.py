@@ -4,7 +4,8 @@ negotiating the latest version) and openstacksdk's baremetal proxy.
 
 Scenarios: a node's life through the CLI (create, list, show, set,
 unset, manage, provide, power on/off, maintenance set/unset, add and
-remove traits, deploy, undeploy, delete) and its error output; a node
+remove traits, deploy, undeploy, delete) and its error output; the other
+verbs (clean, adopt, rescue, unrescue, service, abort); a node
 allocated by allocsvc-all's conductor, deployed and torn down; a node's
 life through openstacksdk. The CLI commands of one scenario run in one Python
 process (``openstackclient.shell.main``, what the ``openstack`` script
@@ -134,6 +135,52 @@ def test_node_life_through_the_cli(endpoint):
                         in err)
     assert [rc for rc, _out, _err in results[20:]] == [0, 0, 0]
     assert results[22][1] == []
+
+
+def test_the_other_verbs_through_the_cli(endpoint):
+    node = 'baremetal', 'node'
+    clean = json.dumps([{'interface': 'bios', 'step': 'factory_reset'}])
+    bad = json.dumps([{'interface': 'deploy', 'step': 'erase_devices'}])
+    service = json.dumps([{'interface': 'vendor',
+                           'step': 'log_passthrough'}])
+    results = cli(
+        endpoint,
+        [*node, 'create', '--driver', 'fake-hardware', '--name', 'cli-v',
+         '-f', 'json'],
+        [*node, 'manage', 'cli-v', '--wait', '30'],
+        [*node, 'clean', 'cli-v', '--clean-steps', clean, '--wait', '30'],
+        [*node, 'adopt', 'cli-v', '--wait', '30'],
+        [*node, 'rescue', 'cli-v', '--rescue-password', 'pw', '--wait',
+         '30'],
+        [*node, 'show', 'cli-v', '-f', 'json'],
+        [*node, 'unrescue', 'cli-v', '--wait', '30'],
+        [*node, 'service', 'cli-v', '--service-steps', service, '--wait',
+         '30'],
+        [*node, 'abort', 'cli-v'],
+        [*node, 'undeploy', 'cli-v', '--wait', '30'],
+        [*node, 'manage', 'cli-v', '--wait', '30'],
+        [*node, 'clean', 'cli-v', '--clean-steps', bad],
+        [*node, 'show', 'cli-v', '-f', 'json'],
+        # (The scenarios share a server: leave no node behind.)
+        [*node, 'manage', 'cli-v'],
+        [*node, 'delete', 'cli-v'],
+    )
+    for rc, _out, err in results[:8]:
+        assert rc == 0, err
+    rescued = results[5][1]
+    assert rescued['provision_state'] == 'rescue'
+    assert rescued['instance_info'] == {'rescue_password': '******',
+                                        'hashed_rescue_password': '******'}
+    rc, _out, err = results[8]
+    assert rc == 1 and ('The requested action "abort" can not be performed '
+                        'on node' in err)
+    assert [rc for rc, _out, _err in results[9:]] == [0] * 6
+    failed = results[12][1]
+    assert (failed['provision_state'], failed['target_provision_state']) == (
+        'clean failed', 'manageable')
+    assert failed['last_error'].endswith(
+        "node does not support this clean step: {'interface': 'deploy', "
+        "'step': 'erase_devices'}")
 
 
 def test_allocated_node_deployed_and_torn_down(endpoint):

@@ -292,6 +292,18 @@ def test_deploy_in_maintenance_is_400(database):
                              % node['uuid'])
     # Other verbs work in maintenance.
     assert provision('m', 'manage').status_int == 202
+    # Ironic's API refuses the name 'deploy' for the node's state first
+    # (its conductor for maintenance).
+    resp = provision('m', 'deploy')
+    assert message(resp) == ('The requested action "deploy" can not be '
+                             'performed on node "%s" while it is in state '
+                             '"manageable".' % node['uuid'])
+    provision('m', 'provide')
+    resp = provision('m', 'deploy')
+    assert resp.status_int == 400
+    assert message(resp) == ("The provisioning operation can't be performed "
+                             "on node %s because it's in maintenance mode."
+                             % node['uuid'])
 
 
 def test_busy_node_is_409_not_400(database, fast_locks):
@@ -581,3 +593,26 @@ def test_patch_of_a_node_changed_meanwhile_is_409(database, monkeypatch):
     # A change of another field does not conflict.
     resp = api.patch('race', [{'op': 'add', 'path': '/owner', 'value': 'p'}])
     assert resp.status_int == 200 and resp.json['extra'] == {'a': 2}
+
+
+def test_a_retired_node_torn_down_rests_in_manageable(database):
+    # Ironic's cleaning ends a retired node in manageable, not
+    # available; a node with automated cleaning off skips cleaning and
+    # goes to available as any other.
+    for name, clean, rests in (('ret-a', None, 'manageable'),
+                               ('ret-b', False, 'available')):
+        api.create(name=name, automated_clean=clean)
+        for target in ('manage', 'provide', 'active'):
+            assert provision(name, target).status_int == 202
+        resp = call('PATCH', '/v1/nodes/' + name,
+                    [{'op': 'replace', 'path': '/retired', 'value': True}],
+                    version='latest')
+        assert resp.status_int == 200, resp.text
+        assert provision(name, 'deleted').status_int == 202
+        doc = show(name)
+        assert (doc['provision_state'], doc['retired']) == (rests, True)
+    resp = provision('ret-a', 'provide')
+    assert resp.status_int == 400
+    uuid_a = show('ret-a')['uuid']
+    assert message(resp) == ("The providing operation can't be performed "
+                             "on node %s because it is retired." % uuid_a)

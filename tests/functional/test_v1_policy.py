@@ -39,6 +39,7 @@ which has no ``enforce_scope`` option any more):
   ``enforce_new_defaults = False`` (the rules' scope is the system, as
   in Ironic); moving a node to another chassis needs a system admin,
   even for the node's owner;
+* manual clean and service steps need rules of their own;
 * a domain scoped token is refused; noauth checks nothing.
 """
 
@@ -85,10 +86,14 @@ PERSONAS = {
 }
 
 
-def make_env(monkeypatch, new_defaults=True, strategy='keystone'):
+def make_env(monkeypatch, new_defaults=True, strategy='keystone',
+             policy_file=None):
     conf = conftest.make_conf(auth_strategy=strategy)
     conf.set_override('enforce_new_defaults', new_defaults,
                       group='oslo_policy')
+    if policy_file is not None:
+        conf.set_override('policy_file', str(policy_file),
+                          group='oslo_policy')
     monkeypatch.setattr(auth, 'KeystoneAuth', lambda app, conf: app)
     env = Env(conf=conf)
     env.app = api_app.baremetal_app(conf, policy.get_enforcer(conf), env.rpc)
@@ -252,6 +257,33 @@ def test_node_actions(env, persona, node, action, status):
     if status == 403:
         assert message(resp).startswith(
             'Access was denied to the following resource: baremetal:')
+
+
+def test_steps_of_ones_choice_have_rules_of_their_own(monkeypatch,
+                                                      tmp_path):
+    # As Ironic 39: clean_steps and service_steps need their own rule,
+    # whatever the verb they come with, before the state is checked.
+    conftest.get_database('sqlite').clean()
+    policy_file = tmp_path / 'policy.yaml'
+    policy_file.write_text(
+        '"baremetal:node:set_provision_state:clean_steps": "!"\n'
+        '"baremetal:node:set_provision_state:service_steps": "!"\n')
+    env = make_env(monkeypatch, policy_file=policy_file)
+    step = [{'interface': 'bios', 'step': 'factory_reset'}]
+    for name, target in (('clean_steps', 'clean'),
+                         ('clean_steps', 'provide'),
+                         ('service_steps', 'service'),
+                         ('service_steps', 'manage')):
+        resp = env.call('PUT', '/v1/nodes/owned/states/provision',
+                        {'target': target, name: step},
+                        headers=SYSTEM_ADMIN)
+        assert resp.status_int == 403, (name, target)
+        assert message(resp) == ('Access was denied to the following '
+                                 'resource: baremetal:node:'
+                                 'set_provision_state:%s' % name)
+    resp = env.call('PUT', '/v1/nodes/owned/states/provision',
+                    {'target': 'provide'}, headers=SYSTEM_ADMIN)
+    assert resp.status_int == 202, resp.text
 
 
 def test_fields_are_redacted_below_the_filter_threshold(env):

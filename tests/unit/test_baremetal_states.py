@@ -3,7 +3,9 @@
 Scenarios: the allocation machine's only paths (allocating -> active |
 error) and its refusals; the node provisioning walk enroll -> manageable
 -> available -> active -> available through the API verbs, with targets
-while a step is in flight; refusals name the state and event.
+while a step is in flight; manual clean, adoption, rescue, unrescue,
+servicing and abort; a failure keeps its target; refusals name the state
+and event; every state Ironic reports is known and classified.
 """
 
 import pytest
@@ -63,12 +65,16 @@ def test_node_lifecycle_with_fake_hardware():
 def test_node_failures_and_recoveries():
     assert states.node_next_state(states.VERIFYING, states.FAIL) == \
         (states.ENROLL, None)
+    # A failure keeps the target the step was heading for (Ironic's).
     assert states.node_next_state(states.CLEANING, states.FAIL) == \
-        (states.CLEANFAIL, None)
+        (states.CLEANFAIL, states.AVAILABLE)
+    assert states.node_next_state(states.CLEANING, states.FAIL,
+                                  states.MANAGEABLE) == \
+        (states.CLEANFAIL, states.MANAGEABLE)
     assert states.node_next_state(states.CLEANFAIL, states.MANAGE) == \
         (states.MANAGEABLE, None)
     assert states.node_next_state(states.DEPLOYING, states.FAIL) == \
-        (states.DEPLOYFAIL, None)
+        (states.DEPLOYFAIL, states.ACTIVE)
     assert states.node_next_state(states.DEPLOYFAIL, states.DELETED) == \
         (states.DELETING, states.AVAILABLE)
     assert states.node_next_state(states.DELETING, states.FAIL) == \
@@ -76,7 +82,7 @@ def test_node_failures_and_recoveries():
     assert states.node_next_state(states.ERROR, states.DELETED) == \
         (states.DELETING, states.AVAILABLE)
     assert states.node_next_state(states.INSPECTING, states.FAIL) == \
-        (states.INSPECTFAIL, None)
+        (states.INSPECTFAIL, states.MANAGEABLE)
     for verb, state in (('manage', states.MANAGEABLE),
                         ('inspect', states.INSPECTING)):
         assert states.node_next_state(
@@ -97,9 +103,60 @@ def test_node_refusals(state, verb):
         states.node_next_state(state, event)
 
 
+def test_the_other_verbs_with_fake_hardware():
+    assert walk(states.MANAGEABLE, 'clean') == [
+        (states.CLEANING, states.MANAGEABLE), (states.MANAGEABLE, None)]
+    assert states.node_settle(states.MANAGEABLE, states.CLEAN,
+                              fail=True) == [
+        (states.CLEANING, states.MANAGEABLE),
+        (states.CLEANFAIL, states.MANAGEABLE)]
+    assert walk(states.CLEANFAIL, 'manage') == [(states.MANAGEABLE, None)]
+    assert walk(states.MANAGEABLE, 'adopt') == [
+        (states.ADOPTING, states.ACTIVE), (states.ACTIVE, None)]
+    for verb, state in (('adopt', states.ACTIVE),
+                        ('manage', states.MANAGEABLE)):
+        assert walk(states.ADOPTFAIL, verb)[-1] == (state, None)
+    assert walk(states.ACTIVE, 'rescue') == [
+        (states.RESCUING, states.RESCUE), (states.RESCUE, None)]
+    assert walk(states.RESCUE, 'rescue')[-1] == (states.RESCUE, None)
+    assert walk(states.RESCUE, 'unrescue') == [
+        (states.UNRESCUING, states.ACTIVE), (states.ACTIVE, None)]
+    assert walk(states.RESCUE, 'deleted')[-1] == (states.AVAILABLE, None)
+    assert walk(states.ACTIVE, 'service') == [
+        (states.SERVICING, states.ACTIVE), (states.ACTIVE, None)]
+    assert walk(states.SERVICEFAIL, 'abort') == [(states.ACTIVE, None)]
+    # Held and waiting steps (never with fake-hardware) resume.
+    assert walk(states.CLEANHOLD, 'unhold')[-1] == (states.AVAILABLE, None)
+    assert walk(states.CLEANWAIT, 'abort') == [
+        (states.CLEANFAIL, states.AVAILABLE)]
+
+
+@pytest.mark.parametrize('state', [
+    states.ENROLL, states.MANAGEABLE, states.AVAILABLE, states.ACTIVE,
+    states.RESCUE, states.CLEANFAIL, states.DEPLOYFAIL, states.ERROR,
+    states.ADOPTFAIL, states.INSPECTFAIL, states.RESCUEFAIL])
+def test_abort_and_unhold_need_a_waiting_or_held_step(state):
+    assert not states.node_accepts(state, states.ABORT)
+    assert not states.node_accepts(state, states.UNHOLD)
+
+
 def test_every_state_is_classified():
+    # Every state Ironic 39's machine has (a provision_state filter
+    # accepts each).
+    assert set(states.NODE_STATES) == {
+        'active', 'adopt failed', 'adopting', 'available', 'clean failed',
+        'clean hold', 'clean wait', 'cleaning', 'deleting',
+        'deploy failed', 'deploy hold', 'deploying', 'enroll', 'error',
+        'inspect failed', 'inspect wait', 'inspecting', 'manageable',
+        'rescue', 'rescue failed', 'rescue wait', 'rescuing',
+        'service failed', 'service hold', 'service wait', 'servicing',
+        'unrescue failed', 'unrescuing', 'verifying', 'wait call-back'}
     for state in states.NODE_STATES:
-        transient = state in (states.VERIFYING, states.CLEANING,
-                              states.INSPECTING, states.DEPLOYING,
-                              states.DELETING)
+        transient = state in (
+            states.VERIFYING, states.CLEANING, states.CLEANWAIT,
+            states.CLEANHOLD, states.INSPECTING, states.INSPECTWAIT,
+            states.DEPLOYING, states.DEPLOYWAIT, states.DEPLOYHOLD,
+            states.DELETING, states.ADOPTING, states.RESCUING,
+            states.RESCUEWAIT, states.UNRESCUING, states.SERVICING,
+            states.SERVICEWAIT, states.SERVICEHOLD)
         assert states.node_is_stable(state) is not transient

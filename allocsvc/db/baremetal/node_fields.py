@@ -67,7 +67,8 @@ def check_flags(node, changes):
         raise exception.InvalidState(
             "Node %s can not have 'retired' set in provision state "
             "'available', the current state is '%s'" % (uuid, state))
-    if changes.get('protected') and state != states.ACTIVE:
+    if changes.get('protected') and state not in (states.ACTIVE,
+                                                  states.RESCUE):
         raise exception.InvalidState(
             "Node %s can only be made protected in provision states "
             "'active' or 'rescue', the current state is '%s'"

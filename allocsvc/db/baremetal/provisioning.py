@@ -1,13 +1,12 @@
 """The rules of changing a node through the bare-metal API.
 
 Creating, updating and deleting nodes, maintenance, traits, the power
-and provision state changes, and deleting an allocation (which frees
-its node), with Ironic's rules and messages. A conductor applies them
-on the API's behalf (``allocsvc.conductor.manager``). The only
-hardware type is ``fake-hardware``: it completes every step at once, so a
-state change is one transaction that walks the node machine of
-``allocsvc.common.states`` from the current state to the next stable one
-(``states.node_settle``); no state string is made up here.
+state changes, and deleting an allocation (which frees its node), with
+Ironic's rules and messages; the provisioning verbs are ``verbs``'. A
+conductor applies them on the API's behalf
+(``allocsvc.conductor.manager``). The only hardware type is
+``fake-hardware``: it completes every step at once, so a change is one
+transaction; no state string is made up here.
 
 Every change of an existing node holds the node's lock (``locking``) for
 its duration, under the conductor's host name, so it never interleaves
@@ -18,12 +17,10 @@ NodeLocked (409). The node a change returns is read once the lock is
 released.
 """
 
-from oslo_utils import timeutils
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from allocsvc.common import exception
-from allocsvc.common import fake_driver
 from allocsvc.common import hardware
 from allocsvc.common import states
 from allocsvc.db import api as db_api
@@ -44,8 +41,6 @@ _INSTANCE_REMOVAL_STATES = (states.ENROLL, states.MANAGEABLE,
                             states.AVAILABLE)
 # Where a node's resource class may be changed once it has one.
 _RESOURCE_CLASS_STATES = _INSTANCE_REMOVAL_STATES
-# The events that deploy an instance (and refuse a node in maintenance).
-_DEPLOYING = (states.DEPLOY, states.REBUILD)
 
 
 class Locker:
@@ -108,7 +103,7 @@ def create_node(context, values, legacy=False, conf=None):
     return nodes.create_node(context, values)
 
 
-def _drop_allocation(context, node):
+def drop_allocation(context, node):
     """Delete the node's allocation and its claim, inside the caller's
     transaction; the node is unlinked first (it refers to the
     allocation). The caller's node write then syncs the provider."""
@@ -218,7 +213,7 @@ def _update(context, node_id, changes, host, expected, reset=False,
                     'removed unless it is in one of allowed (%s) states or '
                     'in maintenance mode.'
                     % (node.uuid, ', '.join(_INSTANCE_REMOVAL_STATES)))
-            _drop_allocation(context, node)
+            drop_allocation(context, node)
         elif not removing_instance and node.instance_uuid is not None:
             raise exception.NodeAssociated(node.uuid, node.instance_uuid)
     if not changes:
@@ -264,7 +259,7 @@ def _destroy(context, node_id, host, allowed):
                 'Can not delete node "%s" while it is in provision state '
                 '"%s". Valid provision states to perform deletion are: '
                 '"%s", or set the node into maintenance mode'
-                % (node.uuid, node.provision_state, ', '.join(allowed)))
+                % (node.uuid, node.provision_state, allowed))
     nodes.destroy_in_transaction(context, node_id)
 
 
@@ -287,7 +282,7 @@ def _set_maintenance(context, node_id, maintenance, reason, host):
                                        locked_by=host)
 
 
-# -- power and provisioning --------------------------------------------------
+# -- power -------------------------------------------------------------------
 
 def set_power_state(context, node_id, target, locker):
     """Apply the power ``target`` (a key of ``states.POWER_RESULTS``) and
@@ -318,82 +313,6 @@ def _set_power_state(context, node_id, target, host):
         {'power_state': states.POWER_RESULTS[target],
          'target_power_state': None, 'last_error': None},
         locked_by=host, expect={'power_state': node.power_state})
-
-
-def provision(context, node_id, verb, locker, configdrive=None):
-    """Apply the provisioning ``verb`` (a key of
-    ``states.PROVISION_VERBS``) and let ``fake-hardware`` finish it:
-    the node ends in the stable state the machine leads to, in one
-    transaction; return it.
-
-    * InvalidStateRequested (400): the machine refuses the verb in the
-      node's state (or does not know it);
-    * NodeInMaintenance (400): deploying (``active``) or rebuilding a node
-      in maintenance;
-    * NodeProtected (403): rebuilding or tearing down a protected node,
-      checked before the node's state, as Ironic's conductor does;
-    * ``active`` and ``rebuild`` keep the node's instance and allocation
-      (and store ``configdrive`` in ``instance_info``, as Ironic does);
-    * ``inspect`` records when inspection finished; UnsupportedDriver-
-      Extension (400) for a node whose inspect interface is ``no-*``;
-    * ``deleted`` (tear down) clears ``instance_uuid`` and
-      ``instance_info`` and deletes the node's allocation.
-    """
-    with locker.hold(context, node_id):
-        _provision(context, node_id, verb, locker.host, configdrive)
-    return nodes.get_by_id(context, node_id)
-
-
-@db_api.retry_on_deadlock
-@db_api.writer
-def _provision(context, node_id, verb, host, configdrive):
-    node = nodes.get_in_transaction(context, node_id)
-    event = states.PROVISION_VERBS.get(verb)
-    if event in _DEPLOYING and node.maintenance:
-        raise exception.NodeInMaintenance('provisioning', node.uuid)
-    if event is None:
-        raise exception.InvalidStateRequested(verb, node.uuid,
-                                              node.provision_state)
-    if event in (states.DELETED, states.REBUILD) and node.protected:
-        raise exception.NodeProtected(node.uuid)
-    if event == states.PROVIDE and node.retired and \
-            node.provision_state == states.MANAGEABLE:
-        raise exception.NodeIsRetired('providing', node.uuid)
-    try:
-        path = states.node_settle(node.provision_state, event)
-    except states.InvalidTransition:
-        raise exception.InvalidStateRequested(verb, node.uuid,
-                                              node.provision_state)
-    if event == states.INSPECT and \
-            not fake_driver.supports(node.inspect_interface):
-        # Ironic's conductor validates the inspect interface first.
-        raise fake_driver.unsupported(node.driver, 'inspect')
-    if node.retired and path[-1][0] == states.AVAILABLE:
-        # A retired node is never made available again: once cleaned it
-        # rests in manageable (Ironic's), the machine's way there.
-        path += states.node_settle(states.AVAILABLE, states.MANAGE)
-    provision_state, target = path[-1]
-    values = {'provision_state': provision_state,
-              'target_provision_state': target, 'last_error': None}
-    if event in _DEPLOYING and configdrive is not None:
-        values['instance_info'] = dict(node.instance_info,
-                                       configdrive=configdrive)
-    if event == states.INSPECT:
-        # Ironic stamps the start on entering inspection and, once done,
-        # the end, forgetting the start.
-        values.update(inspection_started_at=None,
-                      inspection_finished_at=timeutils.utcnow())
-    if event == states.DELETED:
-        values.update(instance_uuid=None, instance_info={},
-                      instance_name=None)
-        if node.allocation_id is not None:
-            _drop_allocation(context, node)
-    # UPDATE nodes SET provision_state = :settled, ...
-    # WHERE id = :id AND reservation = :host
-    #   AND provision_state = :current
-    return nodes.update_in_transaction(
-        context, node_id, values, locked_by=host,
-        expect={'provision_state': node.provision_state})
 
 
 # -- traits ------------------------------------------------------------------

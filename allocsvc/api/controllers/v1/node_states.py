@@ -3,21 +3,26 @@
 
 The requests are checked here as Ironic's API checks them (version of
 each verb and argument, body shape, the node's state as read), and
-``allocsvc.db.baremetal.provisioning`` then makes the change under the
-node's lock, checking the state again. ``fake-hardware`` completes every
-change at once, so the 202 Ironic answers comes with the node already in
-its new state.
+``allocsvc.db.baremetal.provisioning`` (power, maintenance) or
+``allocsvc.db.baremetal.verbs`` (provisioning) then makes the change
+under the node's lock, checking the state again. ``fake-hardware``
+completes every change at once, so the 202 Ironic answers comes with the
+node already in its new state.
 """
 
+import jsonschema
+from oslo_utils import strutils
 import pecan
 import webob.exc
 
+from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import node_schema
 from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
+from allocsvc.common import fake_steps
 from allocsvc.common import states
 
 # Power targets of API 1.27 (soft power off and reboot, timeout).
@@ -25,19 +30,69 @@ _SOFT_TARGETS = (states.SOFT_REBOOT, states.SOFT_POWER_OFF)
 
 # Provisioning verbs and the version each was introduced in (406
 # before, checked first, as Ironic does); 'deploy' and 'undeploy' (1.73)
-# are other names of 'active' and 'deleted'.
+# are other names of 'active' and 'deleted'. 'unhold' (1.85) and
+# 'service' (1.87) are checked later, once the node's state allows them.
 _VERB_SINCE = {'active': (1, 1), 'deleted': (1, 1), 'rebuild': (1, 1),
                'manage': (1, 4), 'provide': (1, 4), 'inspect': (1, 6),
                'abort': (1, 13), 'clean': (1, 15), 'adopt': (1, 17),
                'rescue': (1, 38), 'unrescue': (1, 38), 'deploy': (1, 73),
                'undeploy': (1, 73)}
+_UNHOLD_SINCE = (1, 85)
+_SERVICE_SINCE = (1, 87)
+# disable_ramdisk: with a manual clean from 1.70, with servicing from
+# 1.108.
+_DISABLE_RAMDISK_SINCE = {'clean': (1, 70), 'service': (1, 108)}
 _VERB_ALIASES = {'deploy': 'active', 'undeploy': 'deleted'}
 # The verbs that deploy an instance: refused for a node in maintenance,
 # and the ones a config drive goes with (rebuild from 1.35).
 _DEPLOYING = ('active', 'rebuild')
-# Ironic's other verbs (clean, rescue, adopt, service...) need steps
-# this service does not run: they are refused as requests the node's
-# state does not allow, as Ironic refuses an unknown verb.
+# Ironic's default [api]disallow_clean_steps and
+# [api]disallow_service_steps: never run, whatever the driver.
+_DISALLOWED_STEPS = ('vendor.send_raw',)
+_BODY = ('target', 'configdrive', 'clean_steps', 'deploy_steps',
+         'rescue_password', 'disable_ramdisk', 'service_steps')
+
+
+def _list(body, name):
+    """``name``'s value if it is a list (or None), else Ironic's 400."""
+    value = body.get(name)
+    if value is not None and not isinstance(value, list):
+        raise utils.BadRequest("Expected types <class 'NoneType'>, "
+                               "<class 'list'> for %s: %s" % (name, value))
+    return value
+
+
+def _boolean(body, name):
+    value = body.get(name)
+    if value is None:
+        return None
+    try:
+        return strutils.bool_from_string(value, strict=True)
+    except ValueError as exc:
+        raise utils.BadRequest('Invalid %s: %s' % (name, exc))
+
+
+def _check_steps(kind, steps):
+    """Ironic's API checks of manual clean or service (``kind``) steps:
+    their shape (its schema, its words) and the steps no one may run.
+    Whether the node's interfaces offer them is the conductor's
+    business."""
+    # The error jsonschema.validate would raise: the best match.
+    error = jsonschema.exceptions.best_match(
+        _STEPS_VALIDATOR.iter_errors(steps))
+    if error is not None:
+        raise utils.BadRequest('Invalid %s_steps: %s' % (kind, error))
+    for step in steps:
+        step_id = '%s.%s' % (step['interface'], step['step'])
+        if step_id in _DISALLOWED_STEPS:
+            raise utils.BadRequest(
+                "%s step '%s' is not allowed. Disallowed by operator "
+                "configuration [api]disallow_%s_steps."
+                % (kind, step_id, kind))
+
+
+_STEPS_VALIDATOR = jsonschema.validators.validator_for(
+    fake_steps.STEPS_SCHEMA)(fake_steps.STEPS_SCHEMA)
 
 
 def _string(body, name, required=False):
@@ -50,6 +105,87 @@ def _string(body, name, required=False):
         raise utils.BadRequest('Expected string for %s: %s'
                                % (name, value))
     return node_schema.check_text(name, value)
+
+
+def _check_state(node, target, verb):
+    """Ironic's API checks of the node for a verb: a node in maintenance
+    is not deployed (checked for the names active and rebuild only: its
+    conductor refuses 'deploy' once the state allows it); the machine
+    must accept the verb in the node's state, and a node busy with
+    something else is locked (409) rather than in the wrong state
+    (400)."""
+    if target in _DEPLOYING and node.maintenance:
+        raise exception.NodeInMaintenance('provisioning', node.uuid)
+    event = states.PROVISION_VERBS.get(verb)
+    if event is None or not states.node_accepts(node.provision_state,
+                                                event):
+        if node.reservation:
+            raise exception.NodeLocked(node.uuid, node.reservation)
+        raise exception.InvalidStateRequested(
+            target, node.uuid, node.provision_state)
+
+
+class _Arguments:
+    """The body of a provisioning request, its types checked (Ironic
+    checks them before it looks the node up)."""
+
+    __slots__ = ('body', 'target', 'clean_steps', 'rescue_password',
+                 'disable_ramdisk', 'service_steps')
+
+    def __init__(self, body):
+        utils.check_arguments(body, _BODY)
+        self.body = body
+        self.target = _string(body, 'target', required=True)
+        self.clean_steps = _list(body, 'clean_steps')
+        self.rescue_password = _string(body, 'rescue_password')
+        self.disable_ramdisk = _boolean(body, 'disable_ramdisk')
+        self.service_steps = _list(body, 'service_steps')
+
+    def check_for(self, verb):
+        """The arguments that need another verb or version (400, 406),
+        then what ``verb`` itself needs, as Ironic checks them once the
+        node's state allows the verb."""
+        if self.disable_ramdisk is not None:
+            if verb not in _DISABLE_RAMDISK_SINCE:
+                raise utils.BadRequest('disable_ramdisk is supported only '
+                                       'with manual cleaning or servicing')
+            if not utils.allowed(_DISABLE_RAMDISK_SINCE[verb]):
+                raise utils.NotAcceptable('disable_ramdisk is not '
+                                          'acceptable in this API version')
+        _only_with(verb, 'clean', 'clean_steps', self.clean_steps)
+        if self.body.get('deploy_steps') is not None:
+            # Deploy steps are what a real deploy interface runs;
+            # fake-hardware has none to run them with.
+            raise utils.BadRequest('"deploy_steps" are not supported by '
+                                   'the fake-hardware driver')
+        _only_with(verb, 'rescue', 'rescue_password',
+                   self.rescue_password is not None)
+        if verb == 'unhold' and not utils.allowed(_UNHOLD_SINCE):
+            raise utils.NotAcceptable('Request not acceptable.')
+        _only_with(verb, 'service', 'service_steps', self.service_steps)
+        if verb == 'service' and not utils.allowed(_SERVICE_SINCE):
+            raise utils.NotAcceptable('Request not acceptable.')
+        if verb == 'rescue':
+            if not (self.rescue_password and self.rescue_password.strip()):
+                raise utils.BadRequest('A non-empty "rescue_password" is '
+                                       'required when setting target '
+                                       'provision state to rescue')
+            utils.check_stored_size('rescue_password',
+                                    self.rescue_password)
+        for kind, steps in (('clean', self.clean_steps),
+                            ('service', self.service_steps)):
+            if verb == kind:
+                if not steps:
+                    raise utils.BadRequest(
+                        '"%s_steps" is required when setting target '
+                        'provision state to %s' % (kind, kind))
+                _check_steps(kind, steps)
+
+
+def _only_with(verb, only, name, given):
+    if given and verb != only:
+        raise utils.BadRequest('"%s" is only valid when setting target '
+                               'provision state to %s' % (name, only))
 
 
 class _OneNode(base.Resource):
@@ -152,43 +288,36 @@ class NodeProvisionStateController(_OneNode):
     @index.when(method='PUT', **base.WSME_JSON)
     @base.expose(None, body=types.jsontype, status_code=202)
     def _put(self, body=None):
+        # Ironic's order: the arguments' types, the node, the verb's
+        # version and the steps' rules, the node's state, then the
+        # arguments that need another verb or version, then what the
+        # verb itself needs.
         ident = self.ident
         body = node_common.json_object(body)
-        utils.check_arguments(body, ('target', 'configdrive',
-                                     'clean_steps', 'deploy_steps',
-                                     'rescue_password'))
-        target = _string(body, 'target', required=True)
+        args = _Arguments(body)
         node = node_common.authorized_node(
             ident, 'baremetal:node:set_provision_state')
+        target = args.target
         since = _VERB_SINCE.get(target)
         if since is not None and not utils.allowed(since):
             raise utils.NotAcceptable('Request not acceptable.')
+        # Steps of the caller's choice need their own rule (403), with
+        # any verb.
+        for name, steps in (('clean_steps', args.clean_steps),
+                            ('service_steps', args.service_steps)):
+            if steps:
+                access.authorize_node(
+                    'baremetal:node:set_provision_state:' + name, node)
         verb = _VERB_ALIASES.get(target, target)
-        event = states.PROVISION_VERBS.get(verb)
-        if verb in _DEPLOYING and node.maintenance:
-            raise exception.NodeInMaintenance('provisioning', node.uuid)
-        if event is None or not states.node_accepts(node.provision_state,
-                                                    event):
-            # As Ironic: a node busy with something else is locked (409)
-            # rather than in the wrong state (400).
-            if node.reservation:
-                raise exception.NodeLocked(node.uuid, node.reservation)
-            raise exception.InvalidStateRequested(
-                target, node.uuid, node.provision_state)
+        _check_state(node, target, verb)
         configdrive = self._configdrive(body, verb)
-        for name, only in (('clean_steps', 'clean'),
-                           ('rescue_password', 'rescue')):
-            if body.get(name) is not None:
-                raise utils.BadRequest(
-                    '"%s" is only valid when setting target provision '
-                    'state to %s' % (name, only))
-        if body.get('deploy_steps') is not None:
-            # Deploy steps are what a real deploy interface runs;
-            # fake-hardware has none to run them with.
-            raise utils.BadRequest('"deploy_steps" are not supported by '
-                                   'the fake-hardware driver')
-        utils.rpcapi().do_provisioning_action(utils.context(), node, verb,
-                                              configdrive=configdrive)
+        args.check_for(verb)
+        utils.rpcapi().do_provisioning_action(
+            utils.context(), node, verb, configdrive=configdrive,
+            clean_steps=args.clean_steps,
+            rescue_password=args.rescue_password,
+            disable_ramdisk=bool(args.disable_ramdisk),
+            service_steps=args.service_steps)
         node_common.set_location(ident, 'states')
 
     @staticmethod
