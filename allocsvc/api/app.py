@@ -116,6 +116,12 @@ _CONTROLLER_CLASSES = (
 ) + v1_node_extras.CONTROLLER_CLASSES
 
 
+class BaremetalRequestId(request_id.RequestId):
+    """The request id in both headers Ironic answers with."""
+
+    compat_headers = ['openstack-request-id']
+
+
 def baremetal_app(conf, enforcer=None, rpcapi=None):
     """The bare-metal API pipeline (``/`` and ``/v1``), inside out.
 
@@ -132,7 +138,8 @@ def baremetal_app(conf, enforcer=None, rpcapi=None):
         guess_content_type_from_ext=False,
         hooks=[hooks.RequestChecksHook(_CONTROLLER_CLASSES)])
     # In: negotiates the microversion (406 when it cannot). Out: adds the
-    # Ironic version headers, the standard one and Vary to /v1 responses.
+    # Ironic version headers, the standard one and Vary to every
+    # response (the root document's too, as Ironic).
     app = baremetal_version.Microversion(app)
     # In: 413 for a body larger than [oslo_middleware]
     # max_request_body_size (oslo.middleware's limit), worded below.
@@ -153,8 +160,9 @@ def baremetal_app(conf, enforcer=None, rpcapi=None):
     # In/out: answers CORS pre-flight requests and adds CORS headers.
     app = cors.CORS(app, conf)
     # In: keeps a valid global request id, makes a local one. Out: adds
-    # x-openstack-request-id to every response, errors included.
-    app = request_id.RequestId(app)
+    # x-openstack-request-id, and Ironic's older openstack-request-id, to
+    # every response, errors included.
+    app = BaremetalRequestId(app)
     # In: the scheme and host the client used, behind a proxy (see
     # placement_app).
     app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)

@@ -336,7 +336,13 @@ conductor_opts = [
                          'them on a driver change (reset_interfaces).'),
                  ('1.3', 'Conductors also enable and disable consoles, '
                          'keep target RAID configurations and take boot '
-                         'mode, secure boot and virtual media requests.')],
+                         'mode, secure boot and virtual media requests.'),
+                 ('1.4', 'Conductors also take the provisioning verbs '
+                         'clean, adopt, rescue, unrescue, abort, unhold '
+                         'and service and their arguments.'),
+                 ('1.5', 'Conductors also write a port group\'s physical '
+                         'network and a port\'s '
+                         'available_for_dynamic_portgroup.')],
         help='The newest conductor RPC API version the API may send to '
              'the conductors; unset, the newest it knows. Upgrade the '
              'conductors first, then the API processes: a conductor '

@@ -66,7 +66,11 @@ LOG = logging.getLogger(__name__)
 # 1.4:         do_provisioning_action's clean_steps, rescue_password,
 #              disable_ramdisk and service_steps, and the verbs clean,
 #              adopt, rescue, unrescue, abort, unhold and service
-RPC_API_VERSION = node_actions.VERSION
+# Version 1.5: create_port's values and update_port's changes may name
+#              available_for_dynamic_portgroup; create_portgroup's and
+#              update_portgroup's physical_network (the group's members
+#              follow a change of it)
+RPC_API_VERSION = '1.5'
 
 # What PATCH /v1/allocations/{ident} may change.
 ALLOCATION_CHANGES = frozenset(('name', 'extra'))

@@ -61,6 +61,11 @@ SENDER_THREADS = 64
 BROKER_DOWN = (messaging.MessageDeliveryFailure, kombu.exceptions.KombuError,
                OSError)
 
+# Port and port group columns a conductor older than RPC API 1.5 cannot
+# write.
+NEW_PORT_COLUMNS = frozenset(('available_for_dynamic_portgroup',))
+NEW_PORTGROUP_COLUMNS = frozenset(('physical_network', 'dynamic_portgroup'))
+
 # The provisioning verbs a conductor of RPC API 1.1 knows.
 _VERBS_1_1 = ('manage', 'provide', 'active', 'rebuild', 'inspect',
               'deleted')
@@ -90,8 +95,12 @@ class ConductorAPI(node_actions.NodeActionsAPI):
     #      (chassis_uuid)
     # 1.4: do_provisioning_action's clean_steps, rescue_password,
     #      disable_ramdisk and service_steps, and the verbs clean, adopt,
-    #      rescue, unrescue, abort, unhold and service
-    RPC_API_VERSION = node_actions.VERSION
+    #      rescue, unrescue, abort, unhold and service (node_actions)
+    # 1.5: create_port's values and update_port's changes may name
+    #      available_for_dynamic_portgroup, create_portgroup's and
+    #      update_portgroup's physical_network (NEW_PORT_COLUMNS,
+    #      NEW_PORTGROUP_COLUMNS)
+    RPC_API_VERSION = '1.5'
 
     def __init__(self, conf, transport=None):
         objects.register_all()
@@ -392,10 +401,13 @@ class ConductorAPI(node_actions.NodeActionsAPI):
 
     # -- ports and port groups (1.2) ------------------------------------------
 
-    def _call_for_node_1_2(self, context, node, method, **kwargs):
+    def _call_for_node_1_2(self, context, node, method, columns=(),
+                           new_columns=NEW_PORT_COLUMNS, **kwargs):
         """Call ``method`` (1.2) about something of ``node`` (an
-        ``objects.Node``, not passed) on the node's conductor."""
-        return self._call_on_node_conductor(context, node, '1.2', method,
+        ``objects.Node``, not passed) on the node's conductor; 1.5 if
+        ``columns`` (those written) name one of ``new_columns``."""
+        version = '1.5' if new_columns.intersection(columns) else '1.2'
+        return self._call_on_node_conductor(context, node, version, method,
                                             **kwargs)
 
     @rpc.rebuild_errors
@@ -405,7 +417,7 @@ class ConductorAPI(node_actions.NodeActionsAPI):
         PortAlreadyExists, PortDuplicateName (409); a port group of
         another node (400); the port group rules (409)."""
         return self._call_for_node_1_2(context, node, 'create_port',
-                                       values=values)
+                                       columns=values, values=values)
 
     @rpc.rebuild_errors
     def update_port(self, context, node, port, changes, expected=None):
@@ -414,6 +426,7 @@ class ConductorAPI(node_actions.NodeActionsAPI):
         Returns the ``objects.Port``. InvalidState (409) for a change the
         node's state forbids; see ``port_rules.update_port``."""
         return self._call_for_node_1_2(context, node, 'update_port',
+                                       columns=changes,
                                        port=port, changes=changes,
                                        expected=expected)
 
@@ -428,6 +441,8 @@ class ConductorAPI(node_actions.NodeActionsAPI):
         ``objects.Portgroup``. PortgroupMACAlreadyExists,
         PortgroupAlreadyExists, PortgroupDuplicateName (409)."""
         return self._call_for_node_1_2(context, node, 'create_portgroup',
+                                       columns=values,
+                                       new_columns=NEW_PORTGROUP_COLUMNS,
                                        values=values)
 
     @rpc.rebuild_errors
@@ -436,6 +451,8 @@ class ConductorAPI(node_actions.NodeActionsAPI):
         """Write ``changes`` to ``portgroup``; return the
         ``objects.Portgroup``."""
         return self._call_for_node_1_2(context, node, 'update_portgroup',
+                                       columns=changes,
+                                       new_columns=NEW_PORTGROUP_COLUMNS,
                                        portgroup=portgroup, changes=changes,
                                        expected=expected)
 

@@ -412,6 +412,11 @@ portgroups = sa.Table(
     sa.Column('mode', sa.String(255), nullable=True),
     sa.Column('properties', JsonText, nullable=True),
     sa.Column('category', sa.String(80), nullable=True),
+    # Migration 0010_port_dynamic_portgroups: the physical network the
+    # member ports share, and whether a network driver made the group.
+    sa.Column('physical_network', sa.String(64), nullable=True),
+    sa.Column('dynamic_portgroup', sa.Boolean, nullable=False,
+              server_default=sa.false()),
     *_timestamps(),
     sa.UniqueConstraint('uuid', name='uniq_portgroups0uuid'),
     sa.UniqueConstraint('name', name='uniq_portgroups0name'),
@@ -438,6 +443,9 @@ ports = sa.Table(
     sa.Column('description', sa.Text, nullable=True),
     sa.Column('vendor', sa.String(255), nullable=True),
     sa.Column('category', sa.String(80), nullable=True),
+    # Migration 0010_port_dynamic_portgroups.
+    sa.Column('available_for_dynamic_portgroup', sa.Boolean, nullable=False,
+              server_default=sa.true()),
     *_timestamps(),
     sa.UniqueConstraint('uuid', name='uniq_ports0uuid'),
     sa.UniqueConstraint('name', name='uniq_ports0name'),

@@ -2,6 +2,7 @@
 cross RPC."""
 
 from oslo_utils import uuidutils
+from oslo_utils import versionutils
 from oslo_versionedobjects import fields
 
 from allocsvc.db.baremetal import ports as db_ports
@@ -17,7 +18,8 @@ def _column(ident):
 @base.AllocsvcObjectRegistry.register
 class Port(base.AllocsvcObject):
     # Version 1.0: Initial version
-    VERSION = '1.0'
+    # Version 1.1: available_for_dynamic_portgroup
+    VERSION = '1.1'
 
     _derived = ('node_uuid', 'portgroup_uuid')
 
@@ -42,7 +44,14 @@ class Port(base.AllocsvcObject):
         'description': fields.StringField(nullable=True),
         'vendor': fields.StringField(nullable=True),
         'category': fields.StringField(nullable=True),
+        'available_for_dynamic_portgroup': fields.BooleanField(),
     })
+
+    def obj_make_compatible(self, primitive, target_version):
+        super().obj_make_compatible(primitive, target_version)
+        target = versionutils.convert_version_to_tuple(target_version)
+        if target < (1, 1):
+            primitive.pop('available_for_dynamic_portgroup', None)
 
     @classmethod
     def get(cls, context, ident):
@@ -75,7 +84,9 @@ class Port(base.AllocsvcObject):
 @base.AllocsvcObjectRegistry.register
 class Portgroup(base.AllocsvcObject):
     # Version 1.0: Initial version
-    VERSION = '1.0'
+    # Version 1.1: physical_network, dynamic_portgroup (NEW_IN_1_1)
+    VERSION = '1.1'
+    NEW_IN_1_1 = ('dynamic_portgroup', 'physical_network')
 
     _derived = ('node_uuid',)
 
@@ -94,7 +105,16 @@ class Portgroup(base.AllocsvcObject):
         'mode': fields.StringField(nullable=True),
         'properties': object_fields.FlexibleDictField(),
         'category': fields.StringField(nullable=True),
+        'physical_network': fields.StringField(nullable=True),
+        'dynamic_portgroup': fields.BooleanField(),
     })
+
+    def obj_make_compatible(self, primitive, target_version):
+        super().obj_make_compatible(primitive, target_version)
+        target = versionutils.convert_version_to_tuple(target_version)
+        if target < (1, 1):
+            for name in self.NEW_IN_1_1:
+                primitive.pop(name, None)
 
     @classmethod
     def get(cls, context, ident):

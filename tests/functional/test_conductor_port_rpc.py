@@ -90,3 +90,34 @@ def test_capped_client_refuses_1_2(harness):  # noqa: F811
     # 1.1 calls still go.
     assert capped.update_node(harness.context, node,
                               {'description': 'd'}).description == 'd'
+
+
+def test_capped_client_refuses_the_1_5_columns(harness):  # noqa: F811
+    # A conductor older than RPC API 1.5 cannot write a port group's
+    # physical network or a port's available_for_dynamic_portgroup;
+    # other port writes still go to it.
+    node = _node(harness)
+    conf = harness.make_conf(rpc_version_cap='1.4', **FAST)
+    capped = rpcapi.ConductorAPI(conf, harness.transport)
+    with pytest.raises(exception.ConductorTooOld) as info:
+        capped.create_port(harness.context, node,
+                           {'node_id': node.id, 'address': MAC,
+                            'available_for_dynamic_portgroup': False})
+    assert 'RPC API 1.5' in str(info.value)
+    with pytest.raises(exception.ConductorTooOld):
+        capped.create_portgroup(harness.context, node,
+                                {'node_id': node.id,
+                                 'physical_network': 'p'})
+    port = capped.create_port(harness.context, node,
+                              {'node_id': node.id, 'address': MAC,
+                               'physical_network': 'p'})
+    assert port.physical_network == 'p'
+    assert port.available_for_dynamic_portgroup is True
+    group = capped.create_portgroup(harness.context, node,
+                                    {'node_id': node.id})
+    with pytest.raises(exception.ConductorTooOld):
+        capped.update_portgroup(harness.context, node, group,
+                                {'physical_network': 'p'})
+    with pytest.raises(exception.ConductorTooOld):
+        capped.update_port(harness.context, node, port,
+                           {'available_for_dynamic_portgroup': False})

@@ -422,8 +422,7 @@ def test_a_target_that_is_not_utf8_is_a_400(plain, path):
 def test_the_allocation_collection_takes_no_delete_or_patch(plain, path,
                                                             method, body):
     resp = send(method, path, body, application=plain)
-    assert baremetal_error(resp, 405) == (
-        'The method %s is not allowed for this resource.' % method)
+    assert baremetal_error(resp, 405) == ''
     assert resp.headers['Allow'] == 'GET, POST'
 
 

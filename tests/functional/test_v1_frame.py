@@ -60,8 +60,19 @@ def test_root_document(api):
     assert doc['default_version'] == version
     placement = [a for a in doc['apis'] if a['id'] == 'placement'][0]
     assert placement['links'][0]['href'] == 'http://localhost/placement/'
-    # As Ironic: the root is outside /v1, no version headers.
-    assert IRONIC not in resp.headers and MAX not in resp.headers
+    # As Ironic 39: the root gets the version headers too.
+    assert resp.headers[IRONIC] == '1.1' and resp.headers[MAX] == LATEST
+    assert call(api, '/', headers={IRONIC: '1.999'}).status_int == 406
+
+
+@pytest.mark.parametrize('path', ['/', '/v1', '/v1/'])
+def test_head_of_a_version_document(api, path):
+    # Ironic answers HEAD as GET, without the body.
+    resp = call(api, path, method='HEAD', headers={IRONIC: '1.82'})
+    assert resp.status_int == 200
+    assert resp.headers[IRONIC] == '1.82'
+    assert resp.headers['Content-Type'] == 'application/json'
+    assert resp.body == b''
 
 
 def test_root_follows_the_mount_point(api):
@@ -98,6 +109,9 @@ def test_v1_document(api, path):
     ('1.1', ['id', 'links', 'media_types', 'chassis', 'nodes', 'ports',
              'drivers', 'version']),
     (LATEST, ['id', 'links', 'media_types', 'chassis', 'nodes', 'ports',
+              'drivers', 'version', 'portgroups', 'conductors',
+              'allocations', 'shards']),
+    ('1.81', ['id', 'links', 'media_types', 'chassis', 'nodes', 'ports',
               'drivers', 'version', 'portgroups', 'conductors',
               'allocations']),
 ])
@@ -184,9 +198,10 @@ def test_unknown_path_is_404(api):
     for path in ('/v1/nowhere', '/nowhere', '/v1/nodes/ports/x'):
         resp = call(api, path, headers={IRONIC: 'latest'})
         assert resp.status_int == 404
+        # Ironic 39's words: the title only.
         assert error(resp) == {'code': 404, 'title': 'Not Found',
-                               'description': 'The resource could not be '
-                                              'found.'}
+                               'description': ''}
+        assert resp.headers['Content-Type'] == 'application/json'
         # Served by /v1 (as Ironic serves /nodes as /v1/nodes).
         assert resp.headers[IRONIC] == LATEST
 
@@ -200,9 +215,7 @@ def test_wrong_method_is_405(api, path, method):
     assert resp.status_int == 405
     assert resp.headers['Allow'] == 'GET'
     assert error(resp) == {
-        'code': 405, 'title': 'Method Not Allowed',
-        'description': 'The method %s is not allowed for this resource.'
-                       % method}
+        'code': 405, 'title': 'Method Not Allowed', 'description': ''}
 
 
 def test_errors_are_json_whatever_the_accept_header(api):

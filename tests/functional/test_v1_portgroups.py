@@ -29,7 +29,7 @@ pytestmark = pytest.mark.usefixtures('api_conductor')
 FULL_KEYS = {'uuid', 'name', 'address', 'node_uuid', 'extra',
              'internal_info', 'standalone_ports_supported', 'created_at',
              'updated_at', 'mode', 'properties', 'category', 'links',
-             'ports'}
+             'ports', 'physical_network', 'dynamic_portgroup'}
 
 
 def portgroup(node_uuid, version='latest', **body):
@@ -81,11 +81,18 @@ def test_create_defaults(database):
     assert doc['properties'] == {} and doc['extra'] == {}
 
 
+_NEWER = {'physical_network', 'category', 'dynamic_portgroup'}
+
+
 @pytest.mark.parametrize('version, absent', [
-    ('1.23', {'mode', 'properties', 'category', 'ports'}),
-    ('1.24', {'mode', 'properties', 'category'}),
-    ('1.26', {'category'}),
-    ('1.101', set()),
+    ('1.23', {'mode', 'properties', 'ports'} | _NEWER),
+    ('1.24', {'mode', 'properties'} | _NEWER),
+    ('1.26', _NEWER),
+    ('1.101', _NEWER),
+    ('1.102', {'category', 'dynamic_portgroup'}),
+    ('1.103', {'dynamic_portgroup'}),
+    ('1.110', {'dynamic_portgroup'}),
+    ('1.111', set()),
 ])
 def test_fields_by_version(database, version, absent):
     n = node()
@@ -96,13 +103,22 @@ def test_fields_by_version(database, version, absent):
 
 
 @pytest.mark.parametrize('body, status, text', [
-    ({'address': 'bogus'}, 400, 'Expected a MAC address but received '
-                                'bogus.'),
+    ({'address': 'bogus'}, 400, 'Expected valid MAC address for address: '
+                                'bogus'),
     ({'name': 'a b'}, 400, "Cannot create portgroup with invalid name "
                            "'a b'"),
-    ({'node_uuid': None}, 400, 'Invalid input for field/attribute '
-                               'node_uuid. Value: None. Mandatory field '
-                               'missing.'),
+    ({'node_uuid': None}, 400, "Schema error for portgroup: None is not "
+                               "of type 'string'"),
+    ({'node_uuid': 'x'}, 400, 'Expected UUID for node_uuid: x'),
+    ({'standalone_ports_supported': 'maybe'}, 400,
+     "Invalid standalone_ports_supported: Unrecognized value 'maybe', "
+     "acceptable values are: '0', '1', 'f', 'false', 'n', 'no', 'off', "
+     "'on', 't', 'true', 'y', 'yes'"),
+    ({'physical_network': 'p' * 65}, 400,
+     "Schema error for portgroup: '%s' is too long" % ('p' * 65)),
+    ({'dynamic_portgroup': True}, 400,
+     "Schema error for portgroup: Additional properties are not allowed "
+     "('dynamic_portgroup' was unexpected)"),
     ({'mode': 'x'}, 406, None),
 ])
 def test_create_refuses(database, body, status, text):
@@ -263,9 +279,19 @@ def test_patch_and_delete(database):
     assert error(call('PATCH', '/v1/portgroups/renamed', [
         {'op': 'replace', 'path': '/name', 'value': 'a b'}]), 400) == (
         "Portgroup renamed: Cannot change name to invalid name 'a b'")
+    # Removing the node keeps it, as in Ironic; a mode cannot go.
+    resp = call('PATCH', '/v1/portgroups/renamed', [
+        {'op': 'remove', 'path': '/node_uuid'}])
+    assert resp.status_int == 200 and resp.json['node_uuid'] == n['uuid']
     assert error(call('PATCH', '/v1/portgroups/renamed', [
-        {'op': 'remove', 'path': '/node_uuid'}]), 400) == (
-        "'/node_uuid' is a mandatory attribute and can not be removed")
+        {'op': 'remove', 'path': '/mode'}]), 400) == (
+        "'mode' is a mandatory attribute and can not be removed")
+    assert error(call('PATCH', '/v1/portgroups/renamed', [
+        {'op': 'add', 'path': '/dynamic_portgroup', 'value': True}]),
+        400) == (
+        'Cannot patch /dynamic_portgroup. Only the following can be '
+        'updated: address, extra, mode, name, node_uuid, properties, '
+        'standalone_ports_supported, physical_network, category')
     member = port(n['uuid'], mac(11), portgroup_uuid=pg['uuid'])
     resp = call('PATCH', '/v1/portgroups/renamed', [
         {'op': 'replace', 'path': '/node_uuid', 'value': other['uuid']}])

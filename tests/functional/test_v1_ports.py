@@ -39,7 +39,7 @@ FULL_KEYS = {'uuid', 'address', 'node_uuid', 'extra', 'created_at',
              'updated_at', 'internal_info', 'local_link_connection',
              'pxe_enabled', 'portgroup_uuid', 'physical_network',
              'is_smartnic', 'name', 'description', 'vendor', 'category',
-             'links'}
+             'available_for_dynamic_portgroup', 'links'}
 
 _APP = None
 
@@ -176,23 +176,42 @@ def test_create_with_a_field_too_new_is_406(database, field, value,
     assert resp.status_int == 406, resp.text
 
 
+# Ironic 39's words, each checked against it.
 @pytest.mark.parametrize('body, text', [
     ({'address': 'zz:bb:cc:dd:ee:ff'},
-     'Expected a MAC address but received zz:bb:cc:dd:ee:ff.'),
+     'Expected valid MAC address for address: zz:bb:cc:dd:ee:ff'),
     ({'address': 'aa:bb:cc:dd:ee'},
-     'Expected a MAC address but received aa:bb:cc:dd:ee.'),
+     'Expected valid MAC address for address: aa:bb:cc:dd:ee'),
     ({'address': None},
-     'Invalid input for field/attribute address. Value: None. Mandatory '
-     'field missing.'),
+     "Schema error for port: None is not of type 'string'"),
     ({'node_uuid': 'not-a-uuid'},
-     'Expected a UUID but received not-a-uuid.'),
-    ({'portgroup_uuid': 'x'}, 'Expected a UUID but received x.'),
-    ({'uuid': 'x'}, 'Expected a UUID but received x.'),
+     'Expected UUID for node_uuid: not-a-uuid'),
+    ({'portgroup_uuid': 'x'}, 'Expected UUID for portgroup_uuid: x'),
+    ({'uuid': 'x'}, 'Expected UUID for uuid: x'),
+    ({'pxe_enabled': 'maybe'},
+     "Invalid pxe_enabled: Unrecognized value 'maybe', acceptable values "
+     "are: '0', '1', 'f', 'false', 'n', 'no', 'off', 'on', 't', 'true', "
+     "'y', 'yes'"),
+    ({'vendor': 'v' * 33},
+     "Schema error for port: '%s' is too long" % ('v' * 33)),
+    ({'available_for_dynamic_portgroup': 'false'},
+     "Schema error for port: 'false' is not of type 'boolean'"),
+    ({'physical_network': ''},
+     'A non-empty value is required when setting physical_network'),
     ({'name': 'bad name'}, "Cannot create port with invalid name 'bad "
                            "name'"),
-    ({'is_smartnic': True},
+    # (Ironic takes a Smart NIC port without a link at all.)
+    ({'is_smartnic': True, 'local_link_connection': {}},
      'Smart NIC port must have port_id and hostname in '
      'local_link_connection'),
+    ({'local_link_connection': {'port_id': 'p'}},
+     "Schema error for local_link_connection: {'port_id': 'p'} is not "
+     "valid under any of the given schemas. Possible root cause: "
+     "'switch_id' is a required property"),
+    ({'local_link_connection': {'port_id': 'p', 'switch_id': 's'}},
+     'Expected a MAC address or OpenFlow datapath ID but received s.'),
+    ({'local_link_connection': 'x'},
+     "Schema error for port: 'x' is not of type 'null', 'object'"),
 ])
 def test_create_refuses_bad_values(database, body, text):
     n = node()
@@ -277,8 +296,13 @@ def test_show_unknown_port_is_404(database):
     assert fault(resp)['faultcode'] == 'Client'
     assert error(call('GET', '/v1/ports/nope'), 404) == \
         'Port nope could not be found.'
-    assert error(call('GET', '/v1/ports/nope', version='1.87'), 400) == \
-        'Expected a UUID but received nope.'
+    # Ironic looks a port up by name below 1.88 too.
+    assert error(call('GET', '/v1/ports/nope', version='1.87'), 404) == \
+        'Port nope could not be found.'
+    named = port(node()['uuid'], mac(12), name='named')
+    resp = call('GET', '/v1/ports/named', version='1.87')
+    assert resp.status_int == 200 and resp.json['uuid'] == named['uuid']
+    assert 'name' not in resp.json
 
 
 def test_show_fields(database):
@@ -363,8 +387,10 @@ def test_list_by_conductor_groups(database):
     assert listed('?conductor_groups=rack-a&conductor_groups=rack-b') == \
         made[:2]
     assert listed('?conductor_groups=none') == []
-    assert call('GET', '/v1/ports?conductor_groups=rack-a',
-                version='1.98').status_int == 406
+    # Ironic takes the filter below 1.99 too; an empty one filters
+    # nothing.
+    assert listed('?conductor_groups=rack-a', version='1.1') == made[:1]
+    assert listed('?conductor_groups=') == made
 
 
 def test_list_by_shard(database):
@@ -470,29 +496,51 @@ def test_patch_changes_fields(database):
     assert resp.json['pxe_enabled'] is True and resp.json['extra'] == {}
 
 
+_PATCHABLE = ('address, extra, is_smartnic, local_link_connection, '
+              'node_ident, node_uuid, physical_network, portgroup_uuid, '
+              'pxe_enabled, name, description, vendor, category, '
+              'available_for_dynamic_portgroup')
+
+
+# Ironic 39's words, each checked against it.
 @pytest.mark.parametrize('patch, status, text', [
     ([{'op': 'replace', 'path': '/uuid',
        'value': 'c6d2a1c4-2f8e-4f53-9d3b-6a1e2b7c9d10'}], 400,
-     "'/uuid' is an internal attribute and can not be updated"),
+     'Cannot patch /uuid. Only the following can be updated: '
+     + _PATCHABLE),
     ([{'op': 'add', 'path': '/internal_info/a', 'value': 1}], 400,
-     "'/internal_info/a' is an internal attribute and can not be updated"),
+     'Cannot patch /internal_info/a. Only the following can be updated: '
+     + _PATCHABLE),
     ([{'op': 'remove', 'path': '/address'}], 400,
-     "'/address' is a mandatory attribute and can not be removed"),
-    ([{'op': 'remove', 'path': '/node_uuid'}], 400,
-     "'/node_uuid' is a mandatory attribute and can not be removed"),
+     "Schema error for patch: 'address' is a required property"),
     ([{'op': 'add', 'path': '/foo', 'value': 1}], 400,
-     'Adding a new attribute (/foo) to the root of the resource is not '
-     'allowed'),
+     'Cannot patch /foo. Only the following can be updated: '
+     + _PATCHABLE),
     ([{'op': 'replace', 'path': '/address', 'value': 'bogus'}], 400,
-     'Expected a MAC address but received bogus.'),
+     'Expected valid MAC address for address: bogus'),
+    ([{'op': 'replace', 'path': '/pxe_enabled', 'value': 'maybe'}], 400,
+     "Invalid pxe_enabled: Unrecognized value 'maybe', acceptable values "
+     "are: '0', '1', 'f', 'false', 'n', 'no', 'off', 'on', 't', 'true', "
+     "'y', 'yes'"),
+    ([{'op': 'replace', 'path': '/physical_network', 'value': ''}], 400,
+     'A non-empty value is required when setting physical_network'),
+    ([{'op': 'replace', 'path': '/available_for_dynamic_portgroup',
+       'value': None}], 400,
+     "Schema error for patch: None is not of type 'boolean'"),
     ([{'op': 'replace', 'path': '/node_uuid',
        'value': '11111111-2222-3333-4444-555555555555'}], 400,
      'Node 11111111-2222-3333-4444-555555555555 could not be found.'),
     ([{'op': 'remove', 'path': '/extra/nothing'}], 400, None),
-    ([{'op': 'move', 'path': '/extra'}], 400, None),
+    ([{'op': 'move', 'path': '/extra'}], 400,
+     "Schema error for patch: 'move' is not one of ['add', 'replace', "
+     "'remove']"),
+    ([5], 400, "Schema error for patch: 5 is not of type 'object'"),
+    ([{'op': 'replace', 'path': 'name', 'value': 1}], 400,
+     "Schema error for patch: 'name' does not match '^(/[\\\\w-]+)+$'"),
     ([{'op': 'add', 'path': '/name', 'value': 'a b'}], 400,
      "Port %s: Cannot change name to invalid name 'a b'"),
-    ('not a list', 400, None),
+    ('not a list', 400,
+     "Schema error for patch: 'not a list' is not of type 'array'"),
 ])
 def test_patch_refuses(database, patch, status, text):
     n = node()
@@ -506,10 +554,13 @@ def test_patch_refuses(database, patch, status, text):
 def test_patch_gates_fields_by_version(database):
     n = node()
     doc = port(n['uuid'], mac(42))
+    # Ironic gates only a port's network fields in a PATCH: a name is
+    # set below 1.88 (and not shown).
     resp = call('PATCH', '/v1/ports/' + doc['uuid'],
                 [{'op': 'add', 'path': '/name', 'value': 'x'}],
                 version='1.87')
-    assert resp.status_int == 406
+    assert resp.status_int == 200 and 'name' not in resp.json
+    assert call('GET', '/v1/ports/x').json['uuid'] == doc['uuid']
     resp = call('PATCH', '/v1/ports/' + doc['uuid'],
                 [{'op': 'replace', 'path': '/pxe_enabled', 'value': False}],
                 version='1.18')
@@ -581,6 +632,11 @@ def test_delete(database):
     assert call('DELETE', '/v1/ports/' + doc['uuid']).status_int == 204
     assert call('GET', '/v1/ports/' + doc['uuid']).status_int == 404
     assert call('DELETE', '/v1/ports/' + doc['uuid']).status_int == 404
+    # By name too (Ironic 39: 400 "Expected UUID for port_uuid: named",
+    # which ``openstack baremetal port delete <name>`` meets).
+    named = port(n['uuid'], mac(51), name='named')
+    assert call('DELETE', '/v1/ports/named').status_int == 204
+    assert call('GET', '/v1/ports/' + named['uuid']).status_int == 404
 
 
 def test_deleting_a_node_deletes_its_ports(database):
@@ -613,6 +669,13 @@ def test_methods_not_allowed(database):
     assert resp.status_int == 405
     assert resp.headers['Allow'] == 'DELETE, GET, PATCH'
     assert call('GET', '/v1/ports/%s/x' % uuid.uuid4()).status_int == 404
+    # Ironic 39: 400 "Missing mandatory parameter: port_uuid" and a 500
+    # for port groups (doc/source/deviations.rst).
+    for path in ('/v1/ports', '/v1/portgroups'):
+        for method in ('PATCH', 'DELETE'):
+            resp = call(method, path, [] if method == 'PATCH' else None)
+            assert resp.status_int == 405
+            assert resp.headers['Allow'] == 'GET, POST'
 
 
 @pytest.mark.parametrize('raw', [
@@ -650,6 +713,7 @@ def test_no_server_error_for_bad_bodies(database, raw):
     [{'op': 'add', 'path': '/', 'value': 1}],
     [{'op': 'add', 'path': '', 'value': 1}],
     [{'op': 'replace'}],
+    [{'op': 'replace', 'path': '/name'}],
     [{'op': 'replace', 'path': 5, 'value': 1}],
     [5],
 ])

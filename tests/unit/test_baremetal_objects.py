@@ -32,8 +32,8 @@ EXPECTED_HASHES = {
     'Chassis': '1.0-302691bd24d766da42310822b920a79b',
     'Conductor': '1.1-d262b362324ad508c8ca8f03b0dce1a6',
     'Node': '1.4-88bdc0681db98b2d6897a114fd6d1b03',
-    'Port': '1.0-7c4159affea463ab273ae17d91d9f70a',
-    'Portgroup': '1.0-beecfef2bede227e40511136281ea34d',
+    'Port': '1.1-f7030da1dc8559129e53c53d4e44c14e',
+    'Portgroup': '1.1-a597172b319cd7c69f7c88870725b1dc',
 }
 
 
@@ -141,3 +141,15 @@ def test_timestamps_keep_their_microseconds_across_rpc():
     field = fields.PreciseDateTimeField()
     assert field.from_primitive(node, 'created_at', '2026-01-02T03:04:05Z') \
         == datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc)
+
+
+def test_ports_for_a_1_0_reader_have_no_new_fields():
+    port = objects.Port(None, id=1, available_for_dynamic_portgroup=False)
+    old = port.obj_to_primitive(target_version='1.0')
+    assert 'available_for_dynamic_portgroup' not in \
+        old['allocsvc_object.data']
+    group = objects.Portgroup(None, id=1, physical_network='p',
+                              dynamic_portgroup=False)
+    data = group.obj_to_primitive(
+        target_version='1.0')['allocsvc_object.data']
+    assert data == {'id': 1}

@@ -54,10 +54,10 @@ def _inner_document(req, resp):
     exc = req.environ.get(PECAN_EXCEPTION)
     if isinstance(exc, webob.exc.HTTPException):
         description = exc.detail or exc.explanation
-        if exc.code == 405:
-            # webob's generic text would blame a "malformed" request.
-            description = ('The method %s is not allowed for this resource.'
-                           % req.method)
+        if exc.code in (404, 405) and not exc.detail:
+            # What Ironic 39's routing says of a path or method it does
+            # not have: nothing beyond the title.
+            description = ''
         return json.dumps(http_error_body(exc.code, exc.title, description))
     if resp.content_type == 'application/json':
         try:
@@ -128,7 +128,7 @@ class ParsableErrors:
         if resp.status_int < 400:
             return resp
         inner = _inner_document(req, resp)
-        resp.content_type = 'application/json'
-        resp.charset = 'UTF-8'
-        resp.text = json.dumps({'error_message': inner})
+        # UTF-8 JSON, typed as Ironic types it: no charset parameter.
+        resp.body = json.dumps({'error_message': inner}).encode('utf-8')
+        resp.headers['Content-Type'] = 'application/json'
         return resp

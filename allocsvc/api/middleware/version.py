@@ -1,7 +1,8 @@
 """Microversion negotiation for the bare-metal API, as Ironic does it.
 
-Every request except the root document (``GET /``) is a ``/v1`` request
-(Ironic serves ``/nodes`` as ``/v1/nodes``), so each one gets a version.
+Every request is negotiated, the root document's (``GET /``) too, as
+Ironic does: it gets the version headers, and a 406 for a version out
+of range.
 """
 
 import json
@@ -21,7 +22,7 @@ _VARY = '%s, %s' % (versions.STANDARD_HEADER, versions.VERSION_HEADER)
 class Microversion:
     """In: negotiates the version (a 406 with Ironic's message when out of
     range or malformed) and leaves it in ``ENV_VERSION``. Out: the
-    minimum and maximum version headers on every ``/v1`` response, errors
+    minimum and maximum version headers on every response, errors
     included; the negotiated version in Ironic's header and in the
     standard ``OpenStack-API-Version: baremetal 1.N``; ``Vary`` on both
     request headers."""
@@ -31,8 +32,6 @@ class Microversion:
 
     @webob.dec.wsgify
     def __call__(self, req):
-        if req.path_info in ('', '/'):
-            return req.get_response(self.application)
         try:
             version = versions.negotiate(req.headers)
         except versions.NotAcceptable as exc:

@@ -356,7 +356,8 @@ def create_node(context, values):
         values.setdefault(flag, False)
     values.setdefault('conductor_group', '')
     values['created_at'] = timeutils.utcnow()
-    values['provision_updated_at'] = values['created_at']
+    # As Ironic's: a new node has not changed provision state yet.
+    values['provision_updated_at'] = None
     result = _written(context, _NODE.insert().values(**values),
                       dict(values, chassis_uuid=chassis_uuid))
     node_id = result.inserted_primary_key[0]

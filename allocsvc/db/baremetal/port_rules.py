@@ -9,7 +9,9 @@ messages:
 * a port joins only a port group of its own node (400); a port group
   that does not support standalone ports takes no member with PXE
   enabled (409); all ports of a port group share one physical network
-  (409);
+  (409), which the group keeps too: a group without members takes
+  the network of its first port that has one, and a change of the
+  group's network moves its members along;
 * a port's address changes on an active node, or one with an instance,
   only in maintenance; its connectivity (port group, PXE, local link,
   physical network) only in enroll, inspecting, inspect wait or
@@ -59,10 +61,19 @@ def _check_standalone(portgroup, pxe_enabled, port_uuid=None):
 
 def _check_physnet(context, portgroup, physnet, port_id=None):
     """All ports of a port group are on one physical network (None is
-    one too)."""
+    one too). A group without other members holds its own (1.102): a
+    port joins it only on that network, and the first port with a
+    network gives it to a group that has none."""
     physnets = ports.physnets_of_portgroup(context, portgroup.id, port_id)
     if not physnets:
-        return
+        if portgroup.physical_network is not None:
+            physnets = {portgroup.physical_network}
+        elif physnet is not None:
+            ports.update_portgroup_in_transaction(
+                context, portgroup, {'physical_network': physnet})
+            return
+        else:
+            return
     if len(physnets) > 1:
         raise exception.Conflict(
             'Port group %s has member ports with inconsistent physical '
@@ -221,8 +232,14 @@ def _update_portgroup(context, portgroup_id, changes, expected):
             'Port group %s can not have standalone_ports_supported set to '
             'False while member ports have pxe_enabled set to True.'
             % portgroup.uuid)
-    return ports.update_portgroup_in_transaction(context, portgroup,
-                                                 changes)
+    updated = ports.update_portgroup_in_transaction(context, portgroup,
+                                                    changes)
+    if 'physical_network' in changes:
+        # The members follow their group's network, whatever their
+        # node's state (as Ironic's conductor does).
+        ports.set_physnet_of_members(context, portgroup.id,
+                                     changes['physical_network'])
+    return updated
 
 
 def _has_pxe_member(context, portgroup_id):

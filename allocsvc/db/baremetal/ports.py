@@ -126,8 +126,9 @@ def list_ports(context, filters=None, limit=None, marker=None,
     """Ports matching ``filters`` (ANDed: ``node_id``, ``portgroup_id``,
     ``address``, ``project`` -- owner or lessee of the node,
     ``conductor_groups`` -- a list, the node's group among them;
-    ``shard`` -- a list, the node's shard among them), a page of them
-    after the port whose UUID is ``marker``."""
+    ``shard`` -- a list, the node's shard among them;
+    ``description_contains`` -- a substring of the description), a page
+    of them after the port whose UUID is ``marker``."""
     return list_ports_in_transaction(context, filters, limit, marker,
                                      sort_key, sort_dir)
 
@@ -146,6 +147,10 @@ def list_ports_in_transaction(context, filters=None, limit=None,
             query = query.where(_NODE.c.conductor_group.in_(value))
         elif key == 'shard':
             query = query.where(_NODE.c.shard.in_(value))
+        elif key == 'description_contains':
+            # A substring, not a pattern: LIKE's wildcards are escaped.
+            query = query.where(_PORT.c.description.contains(
+                value, autoescape=True))
         else:
             raise exception.InvalidParameterValue(
                 'Unknown port filter: %s' % key)
@@ -179,7 +184,8 @@ def _inserted(context, table, values, duplicate):
 
 def create_port_in_transaction(context, values):
     """Insert a port from ``values`` (columns); return it. Defaults: a
-    new UUID, PXE enabled, not a Smart NIC. MACAlreadyExists,
+    new UUID, PXE enabled, not a Smart NIC, available for a dynamic
+    port group. MACAlreadyExists,
     PortAlreadyExists, PortDuplicateName on a unique clash."""
     values = dict(values)
     values.setdefault('uuid', uuidutils.generate_uuid())
@@ -187,6 +193,8 @@ def create_port_in_transaction(context, values):
         values['pxe_enabled'] = True
     if values.get('is_smartnic') is None:
         values['is_smartnic'] = False
+    if values.get('available_for_dynamic_portgroup') is None:
+        values['available_for_dynamic_portgroup'] = True
     values['created_at'] = timeutils.utcnow()
     port_id = _inserted(context, _PORT, values, _port_duplicate)
     return port_in_transaction(context, 'id', port_id)
@@ -228,6 +236,14 @@ def physnets_of_portgroup(context, portgroup_id, exclude_port_id=None):
     return set(context.session.execute(query).scalars())
 
 
+def set_physnet_of_members(context, portgroup_id, physnet):
+    """Put every port of the port group on ``physnet``."""
+    context.session.execute(
+        _PORT.update().where(_PORT.c.portgroup_id == portgroup_id)
+        .where(_PORT.c.physical_network.is_distinct_from(physnet))
+        .values(physical_network=physnet, updated_at=timeutils.utcnow()))
+
+
 def portgroup_has_ports(context, portgroup_id):
     return context.session.execute(
         sa.select(_PORT.c.id).where(_PORT.c.portgroup_id == portgroup_id)
@@ -255,7 +271,8 @@ def get_portgroup(context, column, ident):
 def list_portgroups(context, filters=None, limit=None, marker=None,
                     sort_key='id', sort_dir='asc'):
     """Port groups matching ``filters`` (``node_id``, ``address``,
-    ``project``), a page of them after ``marker`` (a UUID)."""
+    ``project``, ``conductor_groups`` and ``shard`` -- lists, as for
+    ports), a page of them after ``marker`` (a UUID)."""
     paging.check_limit(limit)
     paging.check_sort(sort_key, sort_dir, PORTGROUP_SORTABLE)
     query = _portgroup_select()
@@ -264,6 +281,10 @@ def list_portgroups(context, filters=None, limit=None, marker=None,
             query = query.where(_PG.c[key] == value)
         elif key == 'project':
             query = _owner_filter(query, _PG, value)
+        elif key == 'conductor_groups':
+            query = query.where(_NODE.c.conductor_group.in_(value))
+        elif key == 'shard':
+            query = query.where(_NODE.c.shard.in_(value))
         else:
             raise exception.InvalidParameterValue(
                 'Unknown portgroup filter: %s' % key)
@@ -284,11 +305,13 @@ def _portgroup_duplicate(exc, values, uuid=None):
 
 def create_portgroup_in_transaction(context, values):
     """Insert a port group from ``values``; return it. Defaults: a new
-    UUID, standalone ports supported."""
+    UUID, standalone ports supported, not dynamic."""
     values = dict(values)
     values.setdefault('uuid', uuidutils.generate_uuid())
     if values.get('standalone_ports_supported') is None:
         values['standalone_ports_supported'] = True
+    if values.get('dynamic_portgroup') is None:
+        values['dynamic_portgroup'] = False
     values['created_at'] = timeutils.utcnow()
     portgroup_id = _inserted(context, _PG, values, _portgroup_duplicate)
     return portgroup_in_transaction(context, 'id', portgroup_id)

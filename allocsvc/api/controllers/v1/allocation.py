@@ -42,6 +42,7 @@ from allocsvc import objects
 from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import allocation_schema as schema
 from allocsvc.api.controllers.v1 import base
+from allocsvc.api.controllers.v1 import query_args
 from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
@@ -57,6 +58,10 @@ FIELDS = ('candidate_nodes', 'created_at', 'extra', 'last_error', 'links',
 UNSORTABLE = ('extra', 'candidate_nodes', 'traits')
 LIST_PARAMS = ('node', 'resource_class', 'state', 'owner', 'fields', 'limit',
                'marker', 'sort_key', 'sort_dir')
+# What the query schema of Ironic's allocation list checks before its
+# argument checks (limit, fields) run.
+_SCHEMA_CHECKED = ('node', 'resource_class', 'state', 'owner', 'marker',
+                   'sort_key', 'sort_dir')
 
 
 # -- rendering ---------------------------------------------------------------
@@ -98,10 +103,15 @@ def _with_suffix(fetch, ident):
     stripped = utils.strip_json_suffix(ident)
     try:
         return fetch(ident)
-    except exception.NotFound:
+    except exception.NotFound as exc:
         if stripped == ident:
             raise
-    return fetch(stripped)
+        error = exc
+    try:
+        return fetch(stripped)
+    except exception.NotFound:
+        # Ironic names the ident as the client gave it.
+        raise error
 
 
 def _fetch_allocation(ident):
@@ -286,6 +296,10 @@ class AllocationsController:
               owner=None, fields=None, limit=None, marker=None,
               sort_key='id', sort_dir='asc'):
         utils.check_arguments(pecan.request.GET, LIST_PARAMS)
+        # A repeated parameter as Ironic reads it: fields add up, the
+        # others fail its query schema (limit its argument check).
+        fields = query_args.read(pecan.request.GET,
+                                 _SCHEMA_CHECKED).get('fields')
         if owner is not None and not utils.allowed(OWNER_VERSION):
             raise utils.NotAcceptable('Request not acceptable.')
         names = utils.parse_fields(fields, allowed_fields())
@@ -366,7 +380,7 @@ class AllocationController(_OneAllocation, base.Resource):
         if not utils.allowed(PATCH_VERSION):
             raise webob.exc.HTTPMethodNotAllowed()
         patch = utils.json_body(patch)
-        utils.check_patch(patch)
+        schema.check_patch(patch)
         schema.check_patch_paths(patch)
         allocation = self._allocation('baremetal:allocation:update')
         current = {'name': allocation.name, 'extra': allocation.extra}

@@ -57,9 +57,10 @@ POST_1_52 = {
 POST_1_58 = copy.deepcopy(POST_1_52)
 POST_1_58['properties']['node'] = _nullable('string')
 
+# The draft of Ironic's request schemas.
 _VALIDATORS = {
-    (1, 52): jsonschema.Draft4Validator(POST_1_52),
-    (1, 58): jsonschema.Draft4Validator(POST_1_58),
+    (1, 52): jsonschema.Draft202012Validator(POST_1_52),
+    (1, 58): jsonschema.Draft202012Validator(POST_1_58),
 }
 
 
@@ -72,7 +73,7 @@ def _validator():
 def validate_post(body):
     """400 unless ``body`` fits the schema of the request's version and
     its ``uuid`` (when given) is a UUID; return it."""
-    utils.schema_error('allocation', _validator(), body)
+    utils.request_schema_error(_validator(), body)
     check_uuid(body.get('uuid'))
     for field in ('extra', 'traits', 'candidate_nodes'):
         check_json_size(field, body.get(field))
@@ -107,6 +108,30 @@ def check_name(name, action='create'):
 # PATCH /v1/allocations/{ident}: the fields that may change.
 PATCHABLE = ('name', 'extra')
 
+# Ironic's request schema of that PATCH ("Schema error: ...").
+PATCH = {
+    'type': 'array',
+    'items': {
+        'type': 'object',
+        'properties': {
+            'op': {'enum': ['add', 'replace', 'remove']},
+            'path': {'type': 'string'},
+            'value': {
+                'type': ['string', 'object', 'null', 'integer', 'boolean']},
+        },
+        'required': ['op', 'path'],
+        'additionalProperties': False,
+    },
+}
+_PATCH_VALIDATOR = jsonschema.Draft202012Validator(PATCH)
+
+
+def check_patch(patch):
+    """Ironic's request schema of an allocation PATCH, then the rest of
+    what a JSON patch must be."""
+    utils.request_schema_error(_PATCH_VALIDATOR, patch)
+    utils.check_patch(patch)
+
 
 def check_patch_paths(patch):
     """400 for an operation outside ``/name`` and ``/extra``."""
@@ -126,8 +151,7 @@ def check_patched(document):
     if extra is None:
         extra = {}
     if not isinstance(extra, dict):
-        raise utils.BadRequest('Invalid input for field/attribute extra. '
-                               'Value: %s. The value must be an object.'
-                               % (extra,))
+        raise utils.BadRequest("Schema error for patch: %r is not of type "
+                               "'object', 'null'" % (extra,))
     check_json_size('extra', extra)
     return {'name': name, 'extra': extra}

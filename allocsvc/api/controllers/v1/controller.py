@@ -31,6 +31,7 @@ LINKED_RESOURCES = [
     ('portgroups', (1, 23)),
     ('conductors', (1, 49)),
     ('allocations', (1, 52)),
+    ('shards', (1, 82)),
 ]
 
 
@@ -74,9 +75,10 @@ RESOURCES.update((name, (unprovided.UnprovidedResource(name), None))
 
 
 def only_get():
-    """405 unless the request is a GET: what a version document answers
-    to any other method."""
-    if pecan.request.method != 'GET':
+    """405 unless the request is a GET or a HEAD (the headers of a GET,
+    as Ironic answers it): what a version document answers to any other
+    method."""
+    if pecan.request.method not in ('GET', 'HEAD'):
         raise webob.exc.HTTPMethodNotAllowed(headers={'Allow': 'GET'})
 
 

@@ -11,6 +11,7 @@ from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import node_conductor
 from allocsvc.api.controllers.v1 import node_schema
+from allocsvc.api.controllers.v1 import query_args
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
 from allocsvc.common import states
@@ -36,11 +37,16 @@ def get_node(ident, with_suffix=False):
     suffix (Ironic's format suffix)."""
     try:
         return _lookup(ident)
-    except (exception.NodeNotFound, utils.BadRequest):
+    except (exception.NodeNotFound, utils.BadRequest) as exc:
         stripped = utils.strip_json_suffix(ident)
         if not with_suffix or stripped == ident:
             raise
-    return _lookup(stripped)
+        error = exc
+    try:
+        return _lookup(stripped)
+    except exception.NodeNotFound:
+        # Ironic names the ident as the client gave it.
+        raise error
 
 
 def authorized_node(ident, action, with_suffix=False):
@@ -144,10 +150,10 @@ def check_known_at_version(names):
             raise utils.NotAcceptable('Request not acceptable.')
 
 
-def query():
-    """The query parameters (the last value of a repeated one); 400 for
-    a value with a NUL character."""
-    params = dict(pecan.request.GET.items())
+def query(schema_checked=()):
+    """The query parameters, a repeated one read as Ironic reads it
+    (``query_args``); 400 for a value with a NUL character."""
+    params = query_args.read(pecan.request.GET, schema_checked)
     for name, value in params.items():
         node_schema.check_text(name, value)
     return params

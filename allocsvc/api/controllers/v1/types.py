@@ -189,6 +189,8 @@ _PORT_FIELD_TYPES = {
     'pxe_enabled': bool,
     'is_smartnic': bool,
     'standalone_ports_supported': bool,
+    'available_for_dynamic_portgroup': bool,
+    'dynamic_portgroup': bool,
 }
 
 

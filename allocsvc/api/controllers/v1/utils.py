@@ -294,20 +294,26 @@ def apply_patch(document, patch):
     return document
 
 
-def schema_error(name, validator, document):
-    """400 when ``document`` does not fit ``validator`` (a jsonschema
-    validator), worded as Ironic words it: "Schema error for <name>: "
-    and the first three lines of jsonschema's report, without the final
-    colon. Among the choices of an ``anyOf`` the first one's error is
-    the one named (for a trait: the custom trait pattern), as Ironic's
-    clients and its own tests expect."""
-    error = jsonschema.exceptions.best_match(validator.iter_errors(document))
+def request_schema_error(validator, document):
+    """400 when ``document`` does not fit ``validator``, worded as Ironic
+    39's request schemas (``ironic.api.validation``) word it: "Schema
+    error: " and the message of the first error found, then, when that
+    error is a choice among schemas, ". Possible root cause: " and the
+    message of the best match among the choice's own errors."""
+    error = next(iter(validator.iter_errors(document)), None)
     if error is None:
         return
-    while error.validator == 'anyOf' and error.context:
+    raise BadRequest(_with_cause('Schema error: %s' % error.message, error))
+
+
+def _with_cause(text, error):
+    cause = None
+    while error.context:
         error = jsonschema.exceptions.best_match(error.context)
-    report = ' '.join(str(error).split('\n')[:3])[:-1]
-    raise BadRequest('Schema error for %s: %s' % (name, report))
+        cause = error.message
+    if cause is not None:
+        text += '. Possible root cause: %s' % cause
+    return text
 
 
 def args_schema_error(name, validator, document):
@@ -320,14 +326,8 @@ def args_schema_error(name, validator, document):
     error = jsonschema.exceptions.best_match(validator.iter_errors(document))
     if error is None:
         return
-    text = 'Schema error for %s: %s' % (name, error.message)
-    cause = None
-    while error.context:
-        error = jsonschema.exceptions.best_match(error.context)
-        cause = error.message
-    if cause is not None:
-        text += '. Possible root cause: %s' % cause
-    raise BadRequest(text)
+    raise BadRequest(_with_cause(
+        'Schema error for %s: %s' % (name, error.message), error))
 
 
 def isotime(value):
