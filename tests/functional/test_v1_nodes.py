@@ -214,7 +214,7 @@ CREATE_ERRORS = [
     ({'driver': 'ipmi'},
      'No valid host was found. Reason: No conductor service registered '
      'which supports driver ipmi for conductor group "".'),
-    ([], 'The request body must be a JSON object.'),
+    ([], "Schema error for node: [] is not of type 'object'"),
 ]
 
 

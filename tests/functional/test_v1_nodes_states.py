@@ -121,7 +121,7 @@ def test_power_versions_and_errors(database):
                              'performed on node "p" while it is in state '
                              '"power on".')
     resp = call('PUT', '/v1/nodes/p/states/power', {})
-    assert message(resp) == 'Missing argument: "target"'
+    assert message(resp) == 'Missing mandatory parameter: target'
     assert power('p', 'power on', bogus=1).status_int == 400
     assert call('PUT', '/v1/nodes/p/states/power',
                 {'target': 1}).status_int == 400
@@ -251,7 +251,7 @@ def test_invalid_transitions_are_400(database):
             'The requested action "%s" can not be performed on node "%s" '
             'while it is in state "enroll".' % (target, node['uuid']))
     resp = call('PUT', '/v1/nodes/t/states/provision', {})
-    assert message(resp) == 'Missing argument: "target"'
+    assert message(resp) == 'Missing mandatory parameter: target'
     assert provision('t', 'manage', bogus=1).status_int == 400
     assert show('t')['provision_state'] == 'enroll'
 

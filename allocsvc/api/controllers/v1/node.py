@@ -44,6 +44,7 @@ from allocsvc import objects
 from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import allocation as allocation_api
 from allocsvc.api.controllers.v1 import base
+from allocsvc.api.controllers.v1 import chassis_schema
 from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import node_conductor
 from allocsvc.api.controllers.v1 import node_extras
@@ -333,7 +334,7 @@ class NodesController:
         if self.chassis_ident is not None:
             raise utils.BadRequest(_MALFORMED)
         node_common.query_without_arguments()
-        body = node_common.json_object(body)
+        body = node_common.json_object(body, schema='node')
         owner = access.node_create_owner(body)
         values = node_schema.check_node(body)
         for key, value in body.items():
@@ -445,6 +446,8 @@ class NodeController(base.Resource):
                 raise utils.NotAcceptable('Request not acceptable.')
             reset = utils.parse_bool('reset_interfaces', reset)
         patch = utils.json_body(patch)
+        # Ironic's JSON patch schema first ("Schema error for patch: ...").
+        chassis_schema.check_argument('patch', chassis_schema.PATCH, patch)
         utils.check_patch(patch)
         if reset and not any(op['path'] == '/driver' and op['op'] != 'remove'
                              for op in patch):

@@ -95,7 +95,7 @@ class VifsController(_OneNode):
     @index.when(method='POST', **base.WSME_JSON)
     @base.expose(None, body=types.jsontype, status_code=204)
     def _post(self, body=None):
-        vif_info = _vif_info(node_common.json_object(body))
+        vif_info = _vif_info(node_common.json_object(body, schema='vif'))
         node = self._node('baremetal:node:vif:attach')
         if node.network_interface == _NOOP_NETWORK:
             return  # noop keeps no VIFs, as Ironic's

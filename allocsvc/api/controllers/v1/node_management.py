@@ -83,7 +83,7 @@ class BootDeviceController(OneNode):
     @index.when(method='PUT', **base.WSME_JSON)
     @base.expose(None, body=types.jsontype, status_code=204)
     def _put(self, body=None):
-        body = node_common.json_object(body)
+        body = node_common.json_object(body, required='boot_device')
         utils.check_arguments(body, ('boot_device', 'persistent'))
         device = node_common.required(body, 'boot_device')
         if not isinstance(device, str):
@@ -193,7 +193,7 @@ class IndicatorController(OneNode):
     @index.when(method='PUT', **base.WSME_JSON)
     @base.expose(None, body=types.jsontype, status_code=204)
     def _put(self, body=None):
-        body = node_common.json_object(body)
+        body = node_common.json_object(body, required='state')
         utils.check_arguments(body, ('state',))
         state = node_common.required(body, 'state')
         if not isinstance(state, str):

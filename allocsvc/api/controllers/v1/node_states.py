@@ -99,7 +99,7 @@ def _string(body, name, required=False):
     value = body.get(name)
     if value is None:
         if required:
-            raise utils.BadRequest('Missing argument: "%s"' % name)
+            raise utils.BadRequest('Missing mandatory parameter: %s' % name)
         return None
     if not isinstance(value, str):
         raise utils.BadRequest('Expected string for %s: %s'
@@ -256,7 +256,7 @@ class NodePowerStateController(_OneNode):
     @base.expose(None, body=types.jsontype, status_code=202)
     def _put(self, body=None):
         ident = self.ident
-        body = node_common.json_object(body)
+        body = node_common.json_object(body, required='target')
         utils.check_arguments(body, ('target', 'timeout'))
         target = _string(body, 'target', required=True)
         timeout = body.get('timeout')
@@ -293,7 +293,7 @@ class NodeProvisionStateController(_OneNode):
         # arguments that need another verb or version, then what the
         # verb itself needs.
         ident = self.ident
-        body = node_common.json_object(body)
+        body = node_common.json_object(body, required='target')
         args = _Arguments(body)
         node = node_common.authorized_node(
             ident, 'baremetal:node:set_provision_state')

@@ -61,7 +61,7 @@ class ConsoleController(OneNode):
     @index.when(method='PUT', **base.WSME_JSON)
     @base.expose(None, body=types.jsontype, status_code=202)
     def _put(self, body=None):
-        body = node_common.json_object(body)
+        body = node_common.json_object(body, required='enabled')
         utils.check_arguments(body, ('enabled',))
         enabled = node_common.boolean(
             'enabled', node_common.required(body, 'enabled'))
@@ -107,7 +107,7 @@ class _BootSetting(OneNode):
     @index.when(method='PUT', **base.WSME_JSON)
     @base.expose(None, body=types.jsontype, status_code=202)
     def _put(self, body=None):
-        body = node_common.json_object(body)
+        body = node_common.json_object(body, required='target')
         utils.check_arguments(body, ('target',))
         target = self._target(node_common.required(body, 'target'))
         node = self._node(self._action)

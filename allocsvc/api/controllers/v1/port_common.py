@@ -312,7 +312,7 @@ def _columns(values, node):
 
 def create(kind, body):
     """``POST``: the new record, after Ironic's checks."""
-    body = node_common.json_object(body)
+    body = node_common.json_object(body, schema=kind.name)
     for key, value in body.items():
         # Ironic refuses a port field the version may not name even as
         # null, a port group's mode or properties only when set.

@@ -222,11 +222,12 @@ def collection(name, items, limit, resource=None, marker_key='uuid',
 
 def json_body(body):
     """The request body WSME parsed (``types.jsontype``; None for a JSON
-    null); 400 when there is none. A body that is not JSON never gets
-    this far (``hooks.check_json_body``)."""
+    null). No body at all reads as an empty object, as Ironic reads it,
+    so that the request is refused for what it lacks, in Ironic's words
+    ("Schema error for port: 'address' is a required property"). A body
+    that is not JSON never gets this far (``hooks.check_json_body``)."""
     if body is None and not pecan.request.body:
-        raise BadRequest('The request body is empty; a JSON document is '
-                         'expected.')
+        return {}
     return body
 
 
@@ -251,8 +252,8 @@ def check_patch(patch):
     """400 unless ``patch`` is a JSON patch using only add, replace and
     remove with a path and, for add/replace, a value."""
     if not isinstance(patch, list):
-        raise BadRequest('Invalid input for field/attribute patch. The '
-                         'value must be a list of JSON patch operations.')
+        raise BadRequest("Schema error for patch: %r is not of type "
+                         "'array'" % (patch,))
     for op in patch:
         if not isinstance(op, dict) or set(op) - {'op', 'path', 'value'}:
             raise BadRequest('Invalid input for field/attribute patch. '
