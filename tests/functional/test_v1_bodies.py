@@ -109,3 +109,12 @@ def test_a_body_that_is_not_an_object(node, method, path, body, text):
     assert (after['provision_state'], after['power_state'],
             after['updated_at']) == (node['provision_state'],
                                      node['power_state'], node['updated_at'])
+
+
+@pytest.mark.parametrize('verb', ['provision', 'power'])
+def test_a_null_target_is_a_missing_one(node, verb):
+    # Ironic 39 tries an action named "None" (400 "The requested action
+    # "None" can not be performed ..."); a null target is no target.
+    resp = call('PUT', '/v1/nodes/b1/states/' + verb, {'target': None})
+    assert resp.status_int == 400, resp.text
+    assert message(resp) == 'Missing mandatory parameter: target'

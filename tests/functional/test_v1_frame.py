@@ -89,7 +89,9 @@ def test_v1_document(api, path):
     assert doc['id'] == 'v1'
     assert doc['links'][0] == {'href': 'http://localhost/v1/',
                                'rel': 'self'}
-    assert doc['links'][1]['rel'] == 'describedby'
+    assert doc['links'][1] == {
+        'href': 'https://docs.openstack.org/ironic/latest/contributor/'
+                'webapi.html', 'rel': 'describedby', 'type': 'text/html'}
     # One object, as Ironic 39 answers (not a list).
     assert doc['media_types'] == {
         'base': 'application/json',

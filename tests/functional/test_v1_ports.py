@@ -745,3 +745,19 @@ def test_json_suffix_until_1_91(database):
     assert call('GET', '/v1/ports/nic.json',
                 version='1.90').json['uuid'] == doc['uuid']
     assert call('GET', '/v1/ports/nic.json').status_int == 404
+
+
+def test_json_suffix_of_a_port_group_before_its_ports(database):
+    # Ironic 39 strips '.json' only from the last segment of a path (404
+    # here); allocsvc strips it from a port group's ident wherever it
+    # stands, up to 1.90 (see the deviations document).
+    n = node()
+    pg = call('POST', '/v1/portgroups', {'node_uuid': n['uuid'],
+                                         'name': 'pgj'}).json
+    doc = port(n['uuid'], mac(63), portgroup_uuid=pg['uuid'])
+    resp = call('GET', '/v1/portgroups/%s.json/ports' % pg['uuid'],
+                version='1.90')
+    assert resp.status_int == 200, resp.text
+    assert [p['uuid'] for p in resp.json['ports']] == [doc['uuid']]
+    assert call('GET', '/v1/portgroups/%s.json/ports' % pg['uuid'],
+                version='1.91').status_int == 404
