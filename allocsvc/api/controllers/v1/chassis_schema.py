@@ -22,7 +22,6 @@ UUIDs are checked as the rest of allocsvc checks them (``utils.is_uuid``:
 """
 
 import jsonschema
-from oslo_utils import strutils
 
 from allocsvc.api.controllers.v1 import node_schema
 from allocsvc.api.controllers.v1 import utils
@@ -199,13 +198,7 @@ def integer(name, value):
                                % (name, value))
 
 
-def boolean(name, value):
-    if value is None:
-        return None
-    try:
-        return strutils.bool_from_string(value, strict=True)
-    except ValueError as exc:
-        raise utils.BadRequest('Invalid %s: %s' % (name, exc))
+boolean = utils.strict_bool
 
 
 def string_list(value):

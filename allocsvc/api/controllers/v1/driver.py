@@ -25,7 +25,6 @@ their configured order (Ironic's order is arbitrary).
 """
 
 import pecan
-from oslo_utils import strutils
 import webob.exc
 from wsme import types as wtypes
 
@@ -106,13 +105,7 @@ def render(name, hosts, detail):
     return document
 
 
-def _boolean(name, value):
-    if value is None:
-        return None
-    try:
-        return strutils.bool_from_string(value, strict=True)
-    except ValueError as exc:
-        raise utils.BadRequest('Invalid %s: %s' % (name, exc))
+_boolean = utils.strict_bool
 
 
 def _needs_dynamic(value):

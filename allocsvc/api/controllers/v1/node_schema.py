@@ -11,7 +11,6 @@ import re
 
 import jsonschema
 import os_traits
-from oslo_utils import strutils
 
 from allocsvc.api.controllers.v1 import utils
 
@@ -210,13 +209,7 @@ def check_uuid(name, value):
     return value
 
 
-def _boolean(name, value):
-    if value is None or isinstance(value, bool):
-        return value
-    try:
-        return strutils.bool_from_string(value, strict=True)
-    except ValueError as exc:
-        raise utils.BadRequest('Invalid %s: %s' % (name, exc))
+_boolean = utils.strict_bool
 
 
 def check_node(document, name='node', patched=False):

@@ -11,7 +11,6 @@ node already in its new state.
 """
 
 import jsonschema
-from oslo_utils import strutils
 import pecan
 import webob.exc
 
@@ -60,16 +59,6 @@ def _list(body, name):
         raise utils.BadRequest("Expected types <class 'NoneType'>, "
                                "<class 'list'> for %s: %s" % (name, value))
     return value
-
-
-def _boolean(body, name):
-    value = body.get(name)
-    if value is None:
-        return None
-    try:
-        return strutils.bool_from_string(value, strict=True)
-    except ValueError as exc:
-        raise utils.BadRequest('Invalid %s: %s' % (name, exc))
 
 
 def _check_steps(kind, steps):
@@ -138,7 +127,8 @@ class _Arguments:
         self.target = _string(body, 'target', required=True)
         self.clean_steps = _list(body, 'clean_steps')
         self.rescue_password = _string(body, 'rescue_password')
-        self.disable_ramdisk = _boolean(body, 'disable_ramdisk')
+        self.disable_ramdisk = utils.strict_bool(
+            'disable_ramdisk', body.get('disable_ramdisk'))
         self.service_steps = _list(body, 'service_steps')
 
     def check_for(self, verb):

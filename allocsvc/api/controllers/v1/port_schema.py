@@ -5,7 +5,6 @@ import copy
 import re
 
 import jsonschema
-from oslo_utils import strutils
 
 from allocsvc.api.controllers.v1 import node_schema
 from allocsvc.api.controllers.v1 import utils
@@ -204,13 +203,7 @@ def check_name(value):
     return value
 
 
-def _boolean(name, value):
-    if value is None or isinstance(value, bool):
-        return value
-    try:
-        return strutils.bool_from_string(value, strict=True)
-    except ValueError as exc:
-        raise utils.BadRequest('Invalid %s: %s' % (name, exc))
+_boolean = utils.strict_bool
 
 
 def _checked(name, check, value):

@@ -13,6 +13,7 @@ import urllib.parse
 
 import jsonpatch
 import jsonschema
+from oslo_utils import strutils
 from oslo_utils import uuidutils
 import pecan
 import webob.exc
@@ -166,6 +167,18 @@ def parse_bool(name, value):
         return False
     raise BadRequest('Invalid value for %s: "%s" is not a boolean'
                      % (name, value))
+
+
+def strict_bool(name, value):
+    """``value`` of argument ``name`` (a JSON boolean or one of Ironic's
+    boolean strings) as a boolean, None if absent; Ironic's 400 ("Invalid
+    detail: Unrecognized value ...") otherwise."""
+    if value is None:
+        return None
+    try:
+        return strutils.bool_from_string(value, strict=True)
+    except (ValueError, TypeError) as exc:
+        raise BadRequest('Invalid %s: %s' % (name, exc))
 
 
 def parse_limit(limit):
