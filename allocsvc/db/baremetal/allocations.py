@@ -187,14 +187,15 @@ def create_allocation(context, values):
 
 def _written_before(context, values):
     """The allocation with ``values``'s UUID if it is the one ``values``
-    describe (as a lost attempt wrote it), else None."""
+    describe (as a lost attempt wrote it), else None. Its state is not
+    compared: the conductor's periodic check may have run it between
+    the lost COMMIT and this re-run."""
     try:
         row = _one(context, 'uuid', values['uuid'])
     except exception.AllocationNotFound:
         return None
-    same = (row.state == states.ALLOCATION_INITIAL and
-            all(getattr(row, name) == values.get(name) for name in
-                ('name', 'resource_class', 'conductor_affinity', 'owner')))
+    same = all(getattr(row, name) == values.get(name) for name in
+               ('name', 'resource_class', 'conductor_affinity', 'owner'))
     return row if same else None
 
 
