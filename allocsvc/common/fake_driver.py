@@ -3,7 +3,7 @@ interfaces do (``ironic/drivers/modules/fake.py``), and what its ``no-*``
 implementations refuse.
 
 Nothing here reads or writes the database: the API asks what a read
-answers, and the conductor (``allocsvc.db.baremetal.management``) what
+answers, and the conductor (``allocsvc.conductor.management``) what
 a change writes, under the node's lock. Every implementation a node may
 name other than a ``no-*`` one behaves as Ironic's ``fake`` one (see
 ``allocsvc.common.hardware``); the texts are Ironic's, which clients

@@ -2,7 +2,7 @@
 manual clean's steps are checked against them, and what a service's
 steps come to, with Ironic 39's words.
 
-Nothing here touches the database: ``allocsvc.db.baremetal.verbs`` asks
+Nothing here touches the database: ``allocsvc.conductor.verbs`` asks
 ``clean_errors`` (``service_plan``) under the node's lock, and a clean
 whose steps do not check out fails the node into ``clean failed`` with
 the text as its ``last_error`` (Ironic finds out in its conductor's

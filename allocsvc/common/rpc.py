@@ -2,7 +2,8 @@
 (server): transport, serializer, target, and how errors cross the wire.
 
 Objects travel as oslo.versionedobjects primitives and the request
-context as a dict (``Serializer``).
+context as a dict (``Serializer``, given the objects' serializer by the
+caller: this module sits below ``allocsvc.objects``).
 
 Errors: oslo.messaging rebuilds a remote exception by calling its class
 with the original ``args``. Our exceptions format their message in
@@ -29,7 +30,6 @@ from oslo_messaging.rpc import dispatcher
 
 from allocsvc.common import context as ctx
 from allocsvc.common import exception
-from allocsvc.objects import base as objects_base
 
 TOPIC = 'allocsvc.conductor_manager'
 
@@ -55,10 +55,11 @@ def get_transport(conf, url=None):
 
 
 class Serializer(messaging.Serializer):
-    """Versioned objects as primitives, the context as a dict."""
+    """Entities as ``objects`` (a serializer of versioned objects)
+    serializes them, the context as a dict."""
 
-    def __init__(self):
-        self._objects = objects_base.AllocsvcObjectSerializer()
+    def __init__(self, objects):
+        self._objects = objects
 
     def serialize_entity(self, context, entity):
         return self._objects.serialize_entity(context, entity)
@@ -73,21 +74,21 @@ class Serializer(messaging.Serializer):
         return ctx.RequestContext.from_dict(context)
 
 
-def get_client(transport, version, version_cap=None):
+def get_client(transport, version, serializer, version_cap=None):
     """An RPC client of the conductors' topic that sends no message
     above ``version_cap`` (None: no cap)."""
     return messaging.get_rpc_client(
         transport, messaging.Target(topic=TOPIC, version=version),
-        version_cap=version_cap, serializer=Serializer())
+        version_cap=version_cap, serializer=serializer)
 
 
-def get_server(transport, host, endpoints):
+def get_server(transport, host, endpoints, serializer):
     """The RPC server of conductor ``host``: native threads, and only the
     endpoint methods marked ``@messaging.expose`` are callable."""
     target = messaging.Target(topic=TOPIC, server=host)
     return messaging.get_rpc_server(
         transport, target, endpoints, executor='threading',
-        serializer=Serializer(),
+        serializer=serializer,
         access_policy=dispatcher.ExplicitRPCAccessPolicy)
 
 

@@ -55,9 +55,11 @@ from allocsvc import objects
 from allocsvc.common import exception
 from allocsvc.common import states
 from allocsvc.conductor import backends
+from allocsvc.conductor import locking
+from allocsvc.conductor import mirror
 from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import allocations as db_allocations
-from allocsvc.db.baremetal import locking
+from allocsvc.db.baremetal import node_locks
 from allocsvc.db.baremetal import nodes
 from allocsvc.placement import node_providers
 
@@ -326,7 +328,6 @@ def _reserve_one(context, allocation, candidate, host, conductor_id,
         return UNSUITABLE, None
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def _lock_and_bind(context, allocation, candidate, host, conductor_id,
                    claim=None):
@@ -347,8 +348,8 @@ def _lock_and_bind(context, allocation, candidate, host, conductor_id,
     Lock order, as every node write: the node's row, then its
     provider's."""
     uuid = candidate.uuid
-    locking.reserve_in_transaction(context, uuid, host, only_free=True,
-                                   column='uuid')
+    node_locks.reserve_in_transaction(context, uuid, host, only_free=True,
+                                      column='uuid')
     provider, row = node_providers.lock(context, uuid, nodes.BINDABLE)
     if row is None:
         raise exception.NodeNotFound(uuid)
@@ -361,9 +362,8 @@ def _lock_and_bind(context, allocation, candidate, host, conductor_id,
                   allocation.uuid, node.uuid, reason)
         raise _Unsuitable(reason)
     try:
-        bound = db_allocations.bind_locked(context, allocation, node,
-                                           conductor_id, host, claim,
-                                           provider)
+        bound = mirror.bind_locked(context, allocation, node, conductor_id,
+                                   host, claim, provider)
     except (exception.NodeNotAvailable, exception.NodeAssociated) as exc:
         LOG.debug('Allocation %s: node %s: %s', allocation.uuid, node.uuid,
                   exc)
@@ -465,9 +465,9 @@ def backfill(context, values, node_id, host, conductor_id,
                 raise exception.NodeAssociated(node.uuid,
                                                node.instance_uuid)
             claim = backend.claimer(context, _Values(values))
-            result = objects.Allocation.backfill(
+            result = objects.Allocation.from_record(context, mirror.backfill(
                 context, values, node.id, conductor_id, locked_by=host,
-                claim=claim)
+                claim=claim))
     except exception.NodeNotLocked:
         if result is None:
             raise

@@ -8,7 +8,7 @@ Every write of the bare-metal API comes here (1.1; ports and port
 groups 1.2): the conductor changes nodes under their locks, taken under
 its own host name with the patience of ``[conductor]
 request_node_locked_retry_*``, by the rules of
-``allocsvc.db.baremetal.provisioning`` (and ``verbs``), and answers with
+``allocsvc.conductor.provisioning`` (and ``verbs``), and answers with
 the result or with the allocsvc exception the rules raised.
 
 Work is never lost to a full pool: the API writes the allocation
@@ -40,12 +40,13 @@ from allocsvc.common import hardware
 from allocsvc.common import rpc
 from allocsvc.conductor import allocations
 from allocsvc.conductor import backends
+from allocsvc.conductor import locking
 from allocsvc.conductor import node_actions
+from allocsvc.conductor import port_rules
+from allocsvc.conductor import provisioning
+from allocsvc.conductor import verbs
+from allocsvc.conductor import vifs
 from allocsvc.db.baremetal import allocations as db_allocations
-from allocsvc.db.baremetal import port_rules
-from allocsvc.db.baremetal import provisioning
-from allocsvc.db.baremetal import verbs
-from allocsvc.db.baremetal import vifs
 
 LOG = logging.getLogger(__name__)
 
@@ -153,7 +154,7 @@ class ConductorManager(node_actions.NodeActions):
         """This conductor as the holder of node locks for API requests,
         with their patience (read now: configuration may be reloaded)."""
         options = self.conf.conductor
-        return provisioning.Locker(
+        return locking.Locker(
             self.host, retries=options.request_node_locked_retry_attempts,
             interval=options.request_node_locked_retry_interval)
 

@@ -1,24 +1,19 @@
 """The conductor RPC methods of a node's console, RAID, boot mode, secure
-boot and virtual media (RPC API 1.3), both sides of each.
+boot and virtual media (RPC API 1.3), the conductor's side (the client's
+is ``rpcapi.ConductorAPI``'s methods of the same names).
 
 ``NodeActions`` is mixed into the conductor's endpoint
 (``manager.ConductorManager``): each method makes its change under the
-node's lock by the rules of ``allocsvc.db.baremetal.management`` (the
+node's lock by the rules of ``allocsvc.conductor.management`` (the
 fake-hardware interfaces' outcome) and returns the node as an
-``objects.Node``. ``NodeActionsAPI`` is mixed into the client
-(``rpcapi.ConductorAPI``): each method calls the node's conductor and
-raises what that raised.
+``objects.Node``.
 """
 
 import oslo_messaging as messaging
 
 from allocsvc import objects
 from allocsvc.common import rpc
-from allocsvc.db.baremetal import management
-
-# The conductors' RPC API version (see rpcapi); these calls came in 1.3.
-VERSION = '1.4'
-_SINCE = '1.3'
+from allocsvc.conductor import management
 
 
 class NodeActions:
@@ -65,45 +60,3 @@ class NodeActions:
     def detach_virtual_media(self, context, node, device_types=None):
         return self._node_action(context, management.detach_virtual_media,
                                  node, device_types)
-
-
-class NodeActionsAPI:
-    """Client side; the client provides ``_call_for_node``."""
-
-    def _act(self, context, node, method, **kwargs):
-        return self._call_for_node(context, node, method, version=_SINCE,
-                                   **kwargs)
-
-    @rpc.rebuild_errors
-    def set_console_mode(self, context, node, enabled):
-        """Enable or disable the console of ``node``;
-        UnsupportedDriverExtension (400) without a console interface."""
-        return self._act(context, node, 'set_console_mode', enabled=enabled)
-
-    @rpc.rebuild_errors
-    def set_target_raid_config(self, context, node, target_raid_config):
-        """Keep the target RAID configuration of ``node``: 400 for an
-        invalid one, UnsupportedDriverExtension (404) without a RAID
-        interface."""
-        return self._act(context, node, 'set_target_raid_config',
-                         target_raid_config=target_raid_config)
-
-    @rpc.rebuild_errors
-    def change_node_boot_mode(self, context, node, target):
-        return self._act(context, node, 'change_node_boot_mode',
-                         target=target)
-
-    @rpc.rebuild_errors
-    def change_node_secure_boot(self, context, node, target):
-        return self._act(context, node, 'change_node_secure_boot',
-                         target=target)
-
-    @rpc.rebuild_errors
-    def attach_virtual_media(self, context, node, device_type):
-        return self._act(context, node, 'attach_virtual_media',
-                         device_type=device_type)
-
-    @rpc.rebuild_errors
-    def detach_virtual_media(self, context, node, device_types=None):
-        return self._act(context, node, 'detach_virtual_media',
-                         device_types=device_types)

@@ -46,7 +46,7 @@ from allocsvc import objects
 from allocsvc.common import exception
 from allocsvc.common import rpc
 from allocsvc.conductor import hash_ring
-from allocsvc.conductor import node_actions
+from allocsvc.objects import base as objects_base
 
 LOG = logging.getLogger(__name__)
 
@@ -74,10 +74,9 @@ _VERBS_1_1 = ('manage', 'provide', 'active', 'rebuild', 'inspect',
 ALIVE_CACHE_S = 1.0
 
 
-class ConductorAPI(node_actions.NodeActionsAPI):
+class ConductorAPI:
     """Client of the conductors, on ``transport`` (default: the one of
-    ``conf``); the calls of a node's console, RAID and management changes
-    are ``node_actions``'."""
+    ``conf``)."""
 
     # 1.0: create_allocation (cast), backfill_allocation (call)
     # 1.1: destroy_allocation, update_allocation, create_node,
@@ -90,7 +89,7 @@ class ConductorAPI(node_actions.NodeActionsAPI):
     #      update_node's reset_interfaces
     # 1.3: set_console_mode, set_target_raid_config, change_node_boot_mode,
     #      change_node_secure_boot, attach_virtual_media,
-    #      detach_virtual_media (calls; node_actions); create_node's values
+    #      detach_virtual_media (calls); create_node's values
     #      and update_node's changes may name the node's chassis
     #      (chassis_uuid)
     # 1.4: do_provisioning_action's clean_steps, rescue_password,
@@ -108,6 +107,7 @@ class ConductorAPI(node_actions.NodeActionsAPI):
         self.transport = transport or rpc.get_transport(conf)
         self.client = rpc.get_client(
             self.transport, self.RPC_API_VERSION,
+            objects_base.rpc_serializer(),
             version_cap=conf.conductor.rpc_version_cap)
         # (time.monotonic() when read, [live conductors]), see
         # ``live_conductors``.
@@ -398,6 +398,46 @@ class ConductorAPI(node_actions.NodeActionsAPI):
         lacks it), or all its traits if ``trait`` is None."""
         self._call_for_node(context, node, 'remove_node_traits',
                             trait=trait)
+
+    # -- console, RAID, boot mode, secure boot, virtual media (1.3) ----------
+
+    def _act(self, context, node, method, **kwargs):
+        return self._call_for_node(context, node, method, version='1.3',
+                                   **kwargs)
+
+    @rpc.rebuild_errors
+    def set_console_mode(self, context, node, enabled):
+        """Enable or disable the console of ``node``;
+        UnsupportedDriverExtension (400) without a console interface."""
+        return self._act(context, node, 'set_console_mode', enabled=enabled)
+
+    @rpc.rebuild_errors
+    def set_target_raid_config(self, context, node, target_raid_config):
+        """Keep the target RAID configuration of ``node``: 400 for an
+        invalid one, UnsupportedDriverExtension (404) without a RAID
+        interface."""
+        return self._act(context, node, 'set_target_raid_config',
+                         target_raid_config=target_raid_config)
+
+    @rpc.rebuild_errors
+    def change_node_boot_mode(self, context, node, target):
+        return self._act(context, node, 'change_node_boot_mode',
+                         target=target)
+
+    @rpc.rebuild_errors
+    def change_node_secure_boot(self, context, node, target):
+        return self._act(context, node, 'change_node_secure_boot',
+                         target=target)
+
+    @rpc.rebuild_errors
+    def attach_virtual_media(self, context, node, device_type):
+        return self._act(context, node, 'attach_virtual_media',
+                         device_type=device_type)
+
+    @rpc.rebuild_errors
+    def detach_virtual_media(self, context, node, device_types=None):
+        return self._act(context, node, 'detach_virtual_media',
+                         device_types=device_types)
 
     # -- ports and port groups (1.2) ------------------------------------------
 

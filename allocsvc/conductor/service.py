@@ -56,7 +56,8 @@ from allocsvc.conductor import coordination
 from allocsvc.conductor import manager
 from allocsvc.db.baremetal import allocations as db_allocations
 from allocsvc.db.baremetal import conductors as db_conductors
-from allocsvc.db.baremetal import locking
+from allocsvc.db.baremetal import node_locks
+from allocsvc.objects import base as objects_base
 
 LOG = logging.getLogger(__name__)
 
@@ -89,11 +90,11 @@ class ConductorService(service.Service):
         context = ctx.get_admin_context()
         self.membership.join()
         self.conductor = self._register(context, online=False)
-        released = locking.release_all(context, self.host)
+        released = node_locks.release_all(context, self.host)
         if released:
             LOG.info('Conductor %s released %d stale node locks',
                      self.host, released)
-        released = locking.release_api_locks(context)
+        released = node_locks.release_api_locks(context)
         if released:
             LOG.warning('Conductor %s released %d node locks left by API '
                         'processes of the previous release', self.host,
@@ -103,7 +104,8 @@ class ConductorService(service.Service):
         if self.transport is None:
             self.transport = rpc.get_transport(self.conf)
         self.rpcserver = rpc.get_server(self.transport, self.host,
-                                        [self.manager])
+                                        [self.manager],
+                                        objects_base.rpc_serializer())
         self.rpcserver.start()
         db_conductors.heartbeat(context, self.host)
         self.conductor.online = self.conductor.alive = True
@@ -178,7 +180,7 @@ class ConductorService(service.Service):
         context = ctx.get_admin_context()
         by_database, by_membership = self.dead_conductors(context)
         for conductor in by_database + by_membership:
-            released = locking.release_all(context, conductor.hostname)
+            released = node_locks.release_all(context, conductor.hostname)
             if released:
                 LOG.info('Released %d node locks of dead conductor %s',
                          released, conductor.hostname)

@@ -190,11 +190,6 @@ def reconnected():
     return getattr(_scope, 'reconnected', False)
 
 
-# The name the engine modules use (outside their @writer): ``retry``,
-# lost connections included.
-retry_on_deadlock = retry
-
-
 class _RetryingTransactions:
     """``context_manager.reader`` or ``.writer`` whose decorator also
     retries the whole transaction when it is the outermost (``retry``);

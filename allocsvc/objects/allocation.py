@@ -72,16 +72,6 @@ class Allocation(base.AllocsvcObject):
         return cls.from_records(context, db_allocations.list_allocations(
             context, filters, limit, marker, sort_key, sort_dir))
 
-    @classmethod
-    def backfill(cls, context, values, node_id, conductor_id,
-                 locked_by=None, claim=None):
-        """Insert an allocation from ``values`` and bind it to the
-        (deployed) node ``node_id`` in one transaction; see
-        ``allocsvc.db.baremetal.allocations.backfill``."""
-        return cls.from_record(context, db_allocations.backfill(
-            context, values, node_id, conductor_id, locked_by=locked_by,
-            claim=claim))
-
     def create(self, context=None):
         """Insert the fields set so far; the state is the initial one."""
         values = self.obj_get_changes()
@@ -101,20 +91,16 @@ class Allocation(base.AllocsvcObject):
         self._absorb(db_allocations.get_by_id(context or self._context,
                                               self.id))
 
-    def destroy(self, context=None, conductor_id=ANY):
-        db_allocations.destroy_allocation(context or self._context,
-                                          self.id, conductor_id)
-        self.obj_reset_changes()
+    def withdraw(self, context=None):
+        """Delete this allocation while no node has taken it; False if
+        one has meanwhile (deleting a bound allocation frees its node,
+        a conductor's work: ``allocsvc.conductor.mirror``)."""
+        return db_allocations.withdraw_allocation(context or self._context,
+                                                  self.id)
 
     def fail(self, conductor_id, last_error, context=None):
         self._absorb(db_allocations.fail_allocation(
             context or self._context, self.id, conductor_id, last_error))
-
-    def bind(self, node_id, conductor_id, locked_by=None, backfill=False,
-             context=None):
-        self._absorb(db_allocations.bind(
-            context or self._context, self.id, node_id, conductor_id,
-            locked_by=locked_by, backfill=backfill))
 
     def take_over(self, old_conductor_id, new_conductor_id, context=None):
         """True if this conductor won the allocation (then refreshed)."""

@@ -2,6 +2,7 @@
 
 from oslo_versionedobjects import base as ovo_base
 
+from allocsvc.common import rpc
 from allocsvc.objects import fields as object_fields
 
 
@@ -65,3 +66,9 @@ class AllocsvcObjectSerializer(ovo_base.VersionedObjectSerializer):
     """Turns objects into primitives and back for oslo.messaging."""
 
     OBJ_BASE_CLASS = AllocsvcObject
+
+
+def rpc_serializer():
+    """The serializer of the conductors' RPC (``allocsvc.common.rpc``):
+    these objects as primitives, the context as a dict."""
+    return rpc.Serializer(AllocsvcObjectSerializer())

@@ -152,29 +152,5 @@ class Node(base.AllocsvcObject):
         nodes without a shard count under None."""
         return db_nodes.shard_counts(context)
 
-    def create(self, context=None):
-        """Insert the fields set so far (and ``traits``, if set; the
-        chassis by ``chassis_uuid``)."""
-        values = self.obj_get_changes()
-        for name in ('allocation_uuid', 'conductor', 'chassis_id'):
-            values.pop(name, None)
-        self._absorb(db_nodes.create_node(context or self._context, values))
-
-    def save(self, context=None):
-        """Write the changed column fields; traits have their own calls."""
-        changes = self._changed_columns()
-        if changes:
-            self._absorb(db_nodes.update_node(context or self._context,
-                                              self.id, changes))
-
     def refresh(self, context=None):
         self._absorb(db_nodes.get_by_id(context or self._context, self.id))
-
-    def destroy(self, context=None):
-        db_nodes.destroy_node(context or self._context, self.id)
-        self.obj_reset_changes()
-
-    def set_traits(self, traits, context=None):
-        self.traits = db_nodes.set_traits(context or self._context, self.id,
-                                          traits)
-        self.obj_reset_changes(['traits'])

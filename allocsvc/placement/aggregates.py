@@ -86,7 +86,6 @@ def get_aggregates(context, rp_uuid):
     return rp, sorted(_linked(context, rp.id).values())
 
 
-@db_api.retry_on_deadlock
 @_retry_on_duplicate
 @db_api.writer
 def _set(context, rp_uuid, uuids, generation):

@@ -48,11 +48,9 @@ with allocation writes on the same rows. The reshaper reuses stages 1-4
 around its inventory changes.
 """
 
-import random
-import time
-
 from oslo_utils import timeutils
 import sqlalchemy as sa
+import tenacity
 
 from allocsvc.common import exception
 from allocsvc.db import api as db_api
@@ -153,17 +151,24 @@ class ProviderChanged(Exception):
         self.uuid = uuid
 
 
-def back_off(attempt):
-    """A short random pause before attempt ``attempt`` + 1: the writers
-    that lost a race on a provider all woke up at the same commit, and
-    spreading them out lets more of them win the next round."""
-    time.sleep(random.uniform(0, 0.002 * 2 ** min(attempt, 5)))
-
-
-def provider_conflict(uuid, attempts):
-    return exception.ConcurrentUpdate(
-        '%s: resource provider %s was changed by other requests during '
-        'each of %d attempts. Please retry.' % (_CHANGED, uuid, attempts))
+def until_written(attempts, attempt):
+    """Call ``attempt()`` -- plan, then write in one transaction -- up to
+    ``attempts`` times while a provider changes under it
+    (ProviderChanged); ConcurrentUpdate (409) after the last. Before each
+    new attempt a short random pause, growing: the writers that lost a
+    race on a provider all woke up at the same commit, and spreading
+    them out lets more of them win the next round."""
+    retrying = tenacity.Retrying(
+        retry=tenacity.retry_if_exception_type(ProviderChanged),
+        stop=tenacity.stop_after_attempt(attempts),
+        wait=tenacity.wait_random_exponential(multiplier=0.004, max=0.064))
+    try:
+        return retrying(attempt)
+    except tenacity.RetryError as exc:
+        raise exception.ConcurrentUpdate(
+            '%s: resource provider %s was changed by other requests during '
+            'each of %d attempts. Please retry.'
+            % (_CHANGED, exc.last_attempt.exception().uuid, attempts))
 
 
 def resolve_providers(context, uuids):
@@ -416,7 +421,6 @@ def write(context, plan, ids):
     consumers_mod.delete(context, emptied)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def _write(context, plan, ids):
     bump_providers(context, {rp_id: uuid for rp_id, (uuid, _generation)
@@ -451,20 +455,14 @@ def replace(context, requests, attempts,
     """Make each ConsumerAllocations of ``requests`` the whole set of
     allocations of its consumer, in one transaction (stages 1-4), trying
     up to ``attempts`` times while providers are deleted under us."""
-    ids = None
-    uuid = None
-    for attempt in range(attempts):
-        if attempt:
-            back_off(attempt)
+    ids = []
+
+    def attempt():
         plan = _plan(context, requests, class_error_prefix)
-        if ids is None:
-            ids = intern_ids(context, requests)
-        try:
-            _write(context, plan, ids)
-            return
-        except ProviderChanged as exc:
-            uuid = exc.uuid
-    raise provider_conflict(uuid, attempts)
+        if not ids:
+            ids.append(intern_ids(context, requests))
+        _write(context, plan, ids[0])
+    until_written(attempts, attempt)
 
 
 # Reading -----------------------------------------------------------------

@@ -79,7 +79,6 @@ def _find(context, wanted):
             for kind, values in wanted.items()}
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def _insert(context, kind, value):
     table, column = _KINDS[kind]
@@ -212,7 +211,6 @@ def delete(context, ids):
             _CONSUMER.delete().where(_CONSUMER.c.id.in_(sorted(ids))))
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def delete_allocations(context, uuid):
     """DELETE /allocations/{uuid}: remove all the consumer's allocations

@@ -297,7 +297,6 @@ def get_one(context, rp_uuid, resource_class):
     return rp, found[resource_class]
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def create(context, rp_uuid, inv, reserved_may_equal_total):
     """Add the inventory of a class the provider does not have yet.
@@ -325,7 +324,6 @@ def create(context, rp_uuid, inv, reserved_may_equal_total):
     return providers.increment_generation(context, rp.id, rp.generation)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def update(context, rp_uuid, generation, inv, reserved_may_equal_total,
            refuse_overcommit=False):
@@ -409,7 +407,6 @@ def delete_unchecked(context, rp, removed):
     _delete_classes(context, rp, removed)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def replace_all(context, rp_uuid, generation, inventories,
                 reserved_may_equal_total, refuse_overcommit=False):
@@ -439,7 +436,6 @@ def replace_all(context, rp_uuid, generation, inventories,
     return providers.increment_generation(context, rp.id, generation)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def delete(context, rp_uuid, resource_class):
     """Remove the inventory of one class, unless it is allocated."""
@@ -471,7 +467,6 @@ def delete(context, rp_uuid, resource_class):
     return providers.increment_generation(context, rp.id, rp.generation)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def delete_all(context, rp_uuid):
     """Remove all the provider's inventory, unless some is allocated.

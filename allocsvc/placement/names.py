@@ -103,7 +103,6 @@ class Catalogue:
         """The record called ``name``; NotFound if there is none."""
         return self.get(context, name)
 
-    @db_api.retry_on_deadlock
     @db_api.writer
     def insert(self, context, name):
         """Insert ``name`` in a transaction of its own; DBDuplicateEntry if
@@ -156,7 +155,6 @@ class Catalogue:
             raise self.in_use(name)
         return record
 
-    @db_api.retry_on_deadlock
     @db_api.writer
     def _delete_row(self, context, record):
         # The write comes first in its transaction (SQLite cannot make a

@@ -101,7 +101,6 @@ def create(context, name, uuid=None, parent_provider_uuid=None):
                    parent_provider_uuid)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def _create(context, name, uuid, parent_provider_uuid):
     if db_api.reconnected():
@@ -211,7 +210,6 @@ def _reparent(context, rp, new_parent_uuid, allow_move):
 _UNSET = object()
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def update(context, uuid, name, parent_provider_uuid=_UNSET,
            allow_move=False):
@@ -229,7 +227,6 @@ def update(context, uuid, name, parent_provider_uuid=_UNSET,
     return _get(context, uuid)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def delete(context, uuid):
     """Delete a provider with its inventory, traits and aggregate links.

@@ -192,7 +192,6 @@ def _check_in_use(context, providers, refuse_overcommit):
         raise exception.InventoryInUse('update conflict: ' + exc.message)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def _write(context, plan, ids, refuse_overcommit):
     allocations.lock_providers(context, plan.lock_targets(), plan.steps())
@@ -216,17 +215,11 @@ def reshape(context, new_inventories, requests, attempts,
     inventory left below what is allocated from it."""
     for item in new_inventories:
         inventories_mod.check_capacity(item.uuid, item.inventories, True)
-    ids = None
-    uuid = None
-    for attempt in range(attempts):
-        if attempt:
-            allocations.back_off(attempt)
+    ids = []
+
+    def attempt():
         plan = _plan(context, new_inventories, requests)
-        if ids is None:
-            ids = allocations.intern_ids(context, requests)
-        try:
-            _write(context, plan, ids, refuse_overcommit)
-            return
-        except allocations.ProviderChanged as exc:
-            uuid = exc.uuid
-    raise allocations.provider_conflict(uuid, attempts)
+        if not ids:
+            ids.append(allocations.intern_ids(context, requests))
+        _write(context, plan, ids[0], refuse_overcommit)
+    allocations.until_written(attempts, attempt)

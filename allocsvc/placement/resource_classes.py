@@ -85,7 +85,6 @@ def create(context, name):
 # (matching on id and name). The write also comes first in its
 # transaction, which keeps SQLite from failing with "database is locked"
 # when a transaction that has read must wait for another writer.
-@db_api.retry_on_deadlock
 @db_api.writer
 def _update_name(context, rc, new_name):
     try:

@@ -31,7 +31,6 @@ def _ensure_names(session, table, names):
 # which rolls back the whole transaction, savepoints included (a
 # savepoint rollback then fails and the worker does not boot); the
 # whole transaction is retried instead.
-@db_api.retry_on_deadlock
 @db_api.writer
 def _sync(context):
     added = _ensure_names(context.session, models.resource_classes,

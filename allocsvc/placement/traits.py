@@ -132,7 +132,6 @@ def _replace(context, provider_id, trait_ids):
                 'the traits and try again.')
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def _swap_traits(context, provider_id, names, generation):
     """Compare-and-swap the generation, then replace the trait set.

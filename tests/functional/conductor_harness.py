@@ -18,10 +18,10 @@ from allocsvc import objects
 from allocsvc.common import context as ctx
 from allocsvc.common import rpc
 from allocsvc.common import states
+from allocsvc.conductor import mirror
 from allocsvc.conductor import rpcapi
 from allocsvc.conductor import service
 from allocsvc.db.baremetal import allocations as db_allocations
-from allocsvc.db.baremetal import nodes
 from tests import conftest
 
 # Generous bounds for waits (never asserted as performance).
@@ -102,7 +102,7 @@ class Harness:
         values.setdefault('driver', 'fake-hardware')
         values.setdefault('provision_state', states.AVAILABLE)
         values.setdefault('power_state', states.POWER_OFF)
-        return nodes.create_node(self.context, dict(
+        return mirror.create_node(self.context, dict(
             values, name=name, resource_class=rc, traits=list(traits)))
 
     def nodes(self, count, prefix='node', **values):

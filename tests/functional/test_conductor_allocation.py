@@ -29,9 +29,10 @@ from allocsvc.common import exception
 from allocsvc.common import states
 from allocsvc.conductor import allocations
 from allocsvc.conductor import backends
+from allocsvc.conductor import mirror
 from allocsvc.db.baremetal import allocations as db_allocations
 from allocsvc.db.baremetal import conductors
-from allocsvc.db.baremetal import locking
+from allocsvc.db.baremetal import node_locks
 from allocsvc.db.baremetal import nodes
 from tests.functional import conductor_harness
 
@@ -189,7 +190,7 @@ def test_returns_the_allocation_as_failed(harness):
 def test_locked_nodes_retried_then_error(harness):
     made = harness.nodes(2)
     for node in made:
-        locking.reserve(harness.context, node.id, 'someone-else')
+        node_locks.reserve(harness.context, node.id, 'someone-else')
     sleeps = []
     allocation = harness.write_allocation(harness.conductor.conductor_id)
     final = _run(harness, allocation, sleeps.append, attempts=3)
@@ -205,7 +206,7 @@ def test_locked_nodes_retried_then_error(harness):
 
 def test_locked_nodes_retried_through_the_pool(harness):
     node = harness.node('only')
-    locking.reserve(harness.context, node.id, 'someone-else')
+    node_locks.reserve(harness.context, node.id, 'someone-else')
     final = harness.final(harness.allocate().id)
     assert final.state == states.ERROR
     assert 'could not reserve any of 1 suitable nodes' in final.last_error
@@ -213,11 +214,11 @@ def test_locked_nodes_retried_through_the_pool(harness):
 
 def test_lock_released_between_retries_is_taken(harness):
     node = harness.node('only')
-    locking.reserve(harness.context, node.id, 'someone-else')
+    node_locks.reserve(harness.context, node.id, 'someone-else')
     allocation = harness.write_allocation(harness.conductor.conductor_id)
 
     def sleep(_interval):
-        locking.release(harness.context, node.id, 'someone-else')
+        node_locks.release(harness.context, node.id, 'someone-else')
 
     final = _run(harness, allocation, sleep)
     assert final.state == states.ACTIVE
@@ -227,13 +228,13 @@ def test_lock_released_between_retries_is_taken(harness):
 
 def test_node_changed_under_the_lock_is_skipped(harness):
     node = harness.node('only')
-    locking.reserve(harness.context, node.id, 'someone-else')
+    node_locks.reserve(harness.context, node.id, 'someone-else')
     allocation = harness.write_allocation(harness.conductor.conductor_id)
 
     def sleep(_interval):
         # The holder put the node in maintenance, then let it go.
-        nodes.update_node(harness.context, node.id, {'maintenance': True})
-        locking.release(harness.context, node.id, 'someone-else')
+        mirror.update_node(harness.context, node.id, {'maintenance': True})
+        node_locks.release(harness.context, node.id, 'someone-else')
 
     final = _run(harness, allocation, sleep)
     assert final.state == states.ERROR
@@ -244,7 +245,7 @@ def test_node_changed_under_the_lock_is_skipped(harness):
 
 def test_taken_over_while_waiting_stops(harness):
     node = harness.node('only')
-    locking.reserve(harness.context, node.id, 'someone-else')
+    node_locks.reserve(harness.context, node.id, 'someone-else')
     me = harness.conductor.conductor_id
     other = conductors.register(harness.context, 'other-' + harness.tag)
     allocation = harness.write_allocation(me)
@@ -252,7 +253,7 @@ def test_taken_over_while_waiting_stops(harness):
     def sleep(_interval):
         assert db_allocations.take_over(harness.context, allocation.id, me,
                                         other.id)
-        locking.release(harness.context, node.id, 'someone-else')
+        node_locks.release(harness.context, node.id, 'someone-else')
 
     assert _run(harness, allocation, sleep) is None
     record = harness.get(allocation.id)
@@ -273,12 +274,12 @@ def test_not_owner_does_nothing(harness):
 
 def test_deleted_while_waiting_stops(harness):
     node = harness.node('only')
-    locking.reserve(harness.context, node.id, 'someone-else')
+    node_locks.reserve(harness.context, node.id, 'someone-else')
     allocation = harness.write_allocation(harness.conductor.conductor_id)
 
     def sleep(_interval):
-        db_allocations.destroy_allocation(harness.context, allocation.id)
-        locking.release(harness.context, node.id, 'someone-else')
+        mirror.destroy_allocation(harness.context, allocation.id)
+        node_locks.release(harness.context, node.id, 'someone-else')
 
     assert _run(harness, allocation, sleep) is None
     with pytest.raises(exception.AllocationNotFound):
@@ -290,7 +291,7 @@ def test_deleted_while_waiting_stops(harness):
 def test_deleted_before_it_runs(harness):
     harness.node('only')
     allocation = harness.write_allocation(harness.conductor.conductor_id)
-    db_allocations.destroy_allocation(harness.context, allocation.id)
+    mirror.destroy_allocation(harness.context, allocation.id)
     assert _run(harness, allocation, lambda _: None) is None
 
 

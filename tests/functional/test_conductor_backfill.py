@@ -24,8 +24,9 @@ import pytest
 from allocsvc import objects
 from allocsvc.common import exception
 from allocsvc.common import states
+from allocsvc.conductor import mirror
 from allocsvc.db.baremetal import allocations as db_allocations
-from allocsvc.db.baremetal import locking
+from allocsvc.db.baremetal import node_locks
 from allocsvc.db.baremetal import nodes
 from tests.functional import conductor_harness
 
@@ -152,7 +153,7 @@ def test_duplicate_name_is_409(harness):
 
 def test_locked_node_is_409(harness):
     node = _deployed(harness)
-    locking.reserve(harness.context, node.id, 'someone-else')
+    node_locks.reserve(harness.context, node.id, 'someone-else')
     with pytest.raises(exception.NodeLocked) as info:
         _backfill(harness, node)
     assert info.value.status == 409
@@ -162,7 +163,7 @@ def test_locked_node_is_409(harness):
 
 def test_unknown_node_is_404(harness):
     node = _deployed(harness)
-    nodes.destroy_node(harness.context, node.id)
+    mirror.destroy_node(harness.context, node.id)
     with pytest.raises(exception.NodeNotFound) as info:
         _backfill(harness, node)
     assert info.value.status == 404

@@ -6,7 +6,7 @@ Scenarios:
 
 * each method returns what the API needs (``objects.Node``,
   ``objects.Allocation``, the traits, or None) and leaves the database
-  as ``allocsvc.db.baremetal.provisioning`` says;
+  as ``allocsvc.conductor.provisioning`` says;
 * errors come back as the classes raised in the conductor, with the same
   messages and statuses: NodeLocked 409 (naming the other holder, after
   the request patience), NodeNotFound 404, InvalidState 409, NodeChanged
@@ -41,14 +41,17 @@ from allocsvc.common import exception
 from allocsvc.common import rpc
 from allocsvc.common import states
 from allocsvc.conductor import hash_ring
+from allocsvc.conductor import locking
 from allocsvc.conductor import manager
+from allocsvc.conductor import mirror
 from allocsvc.conductor import rpcapi
 from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import allocations as db_allocations
 from allocsvc.db.baremetal import chassis as db_chassis
-from allocsvc.db.baremetal import locking
+from allocsvc.db.baremetal import node_locks
 from allocsvc.db.baremetal import nodes
 from allocsvc.db import models
+from allocsvc.objects import base as objects_base
 from tests.functional import conductor_harness
 
 INSTANCE = '0b4c4f0e-0a4f-4b57-9d0b-3c54f2b8d6a1'
@@ -138,7 +141,7 @@ def test_node_lock_is_the_conductors_and_released(harness, held, method,
 def test_node_locked_by_another_holder_is_409(harness, method, kwargs):
     node = _manageable(harness, traits=['CUSTOM_B'])
     obj = _node_object(harness, node)
-    locking.reserve(harness.context, node.id, 'someone-else')
+    node_locks.reserve(harness.context, node.id, 'someone-else')
     with pytest.raises(exception.NodeLocked) as info:
         getattr(harness.rpcapi, method)(harness.context, obj, **kwargs)
     assert info.value.status == 409
@@ -157,7 +160,7 @@ def test_node_locked_by_another_holder_is_409(harness, method, kwargs):
 def test_unknown_node_is_404(harness, method, kwargs):
     node = _manageable(harness)
     obj = _node_object(harness, node)
-    nodes.destroy_node(harness.context, node.id)
+    mirror.destroy_node(harness.context, node.id)
     with pytest.raises(exception.NodeNotFound) as info:
         getattr(harness.rpcapi, method)(harness.context, obj, **kwargs)
     assert info.value.status == 404
@@ -212,7 +215,7 @@ def test_update_node(harness):
 def test_update_node_with_a_stale_expectation_is_409(harness):
     node = harness.node('n')
     read = _node_object(harness, node)
-    nodes.update_node(harness.context, node.id, {'description': 'theirs'})
+    mirror.update_node(harness.context, node.id, {'description': 'theirs'})
     with pytest.raises(exception.NodeChanged) as info:
         harness.rpcapi.update_node(harness.context, read,
                                    {'description': 'mine'},
@@ -412,7 +415,7 @@ def _active(harness, name='n', **node_values):
     allocation = harness.allocate()
     assert harness.final(allocation.id).state == states.ACTIVE
     if node_values:
-        nodes.update_node(harness.context, node.id, node_values)
+        mirror.update_node(harness.context, node.id, node_values)
     return objects.Allocation.get_by_id(harness.context, allocation.id), node
 
 
@@ -441,9 +444,9 @@ def test_destroy_allocation_of_an_active_node_is_409(harness):
         'Cannot remove allocation %s for node %s, because the node is '
         'active (and maintenance mode is off)'
         % (allocation.uuid, node.uuid))
-    nodes.update_node(harness.context, node.id,
-                      {'provision_state': states.DEPLOYING,
-                       'target_provision_state': states.ACTIVE})
+    mirror.update_node(harness.context, node.id,
+                       {'provision_state': states.DEPLOYING,
+                        'target_provision_state': states.ACTIVE})
     with pytest.raises(exception.Conflict) as info:
         harness.rpcapi.destroy_allocation(harness.context, allocation)
     assert str(info.value) == (
@@ -452,22 +455,22 @@ def test_destroy_allocation_of_an_active_node_is_409(harness):
         'mode is off)' % (allocation.uuid, node.uuid))
     assert _fresh(harness, node).reservation is None
     # In maintenance it goes.
-    nodes.update_node(harness.context, node.id, {'maintenance': True})
+    mirror.update_node(harness.context, node.id, {'maintenance': True})
     harness.rpcapi.destroy_allocation(harness.context, allocation)
     assert _fresh(harness, node).allocation_uuid is None
 
 
 def test_destroy_allocation_errors(harness):
     allocation, node = _active(harness)
-    locking.reserve(harness.context, node.id, 'someone-else')
+    node_locks.reserve(harness.context, node.id, 'someone-else')
     with pytest.raises(exception.NodeLocked) as info:
         harness.rpcapi.destroy_allocation(harness.context, allocation)
     assert info.value.status == 409
     assert info.value.host == 'someone-else'
     assert _fresh(harness, node).allocation_uuid == allocation.uuid
-    locking.release(harness.context, node.id, 'someone-else')
+    node_locks.release(harness.context, node.id, 'someone-else')
     # The node (and its allocation with it) deleted meanwhile.
-    nodes.destroy_node(harness.context, node.id)
+    mirror.destroy_node(harness.context, node.id)
     with pytest.raises(exception.AllocationNotFound) as info:
         harness.rpcapi.destroy_allocation(harness.context, allocation)
     assert info.value.status == 404
@@ -570,14 +573,14 @@ def test_destroy_allocation_goes_to_the_allocations_conductor(harness, held,
     for owner, other in ((first, second), (second, first)):
         node = harness.node('n-' + owner.host)
         allocation = harness.write_allocation(owner.conductor_id)
-        db_allocations.bind(harness.context, allocation.id, node.id,
-                            owner.conductor_id)
+        mirror.bind(harness.context, allocation.id, node.id,
+                    owner.conductor_id)
         allocation.refresh()
         harness.rpcapi.destroy_allocation(harness.context, allocation)
         assert held[-1] == owner.host
         allocation = harness.write_allocation(owner.conductor_id)
-        db_allocations.bind(harness.context, allocation.id, node.id,
-                            owner.conductor_id)
+        mirror.bind(harness.context, allocation.id, node.id,
+                    owner.conductor_id)
         allocation.refresh()
         _silence(harness.context, owner.conductor_id)
         harness.rpcapi.destroy_allocation(harness.context, allocation)
@@ -783,7 +786,8 @@ def test_client_capped_at_1_3_refuses_the_1_4_verbs(harness, held):
 
 
 def test_conductor_answers_1_0_messages(harness):
-    client = rpc.get_client(harness.transport, '1.0')
+    client = rpc.get_client(harness.transport, '1.0',
+                            objects_base.rpc_serializer())
     cctxt = client.prepare(server=harness.conductor.host)
     harness.node('free')
     allocation = harness.write_allocation(harness.conductor.conductor_id)
@@ -821,11 +825,11 @@ def test_start_releases_the_api_locks_left_behind(database):
     harness = conductor_harness.Harness()
     try:
         left, other, theirs, free = harness.nodes(4)
-        locking.reserve(harness.context, left.id,
-                        locking.API_HOLDER_PREFIX + 'gone:4242')
-        locking.reserve(harness.context, other.id,
-                        locking.API_HOLDER_PREFIX + 'elsewhere:1')
-        locking.reserve(harness.context, theirs.id, 'another-conductor')
+        node_locks.reserve(harness.context, left.id,
+                           node_locks.API_HOLDER_PREFIX + 'gone:4242')
+        node_locks.reserve(harness.context, other.id,
+                           node_locks.API_HOLDER_PREFIX + 'elsewhere:1')
+        node_locks.reserve(harness.context, theirs.id, 'another-conductor')
         harness.start_conductor()
         assert [_fresh(harness, n).reservation
                 for n in (left, other, theirs, free)] == \

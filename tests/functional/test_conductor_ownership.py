@@ -38,7 +38,7 @@ from allocsvc.conductor import allocations
 from allocsvc.conductor import coordination
 from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import conductors
-from allocsvc.db.baremetal import locking
+from allocsvc.db.baremetal import node_locks
 from allocsvc.db.baremetal import nodes
 from allocsvc.db import models
 from tests import backends
@@ -107,7 +107,7 @@ def test_start_resumes_own_and_releases_stale_locks(harness):
     host = harness.host('c')
     previous = conductors.register(harness.context, host)
     made = harness.nodes(2)
-    locking.reserve(harness.context, made[0].id, host)
+    node_locks.reserve(harness.context, made[0].id, host)
     pending = [harness.write_allocation(previous.id) for _ in range(2)]
 
     svc = harness.start_conductor('c')
@@ -130,7 +130,7 @@ def test_two_conductors_race_for_dead_ones(harness):
          'heartbeat_at')
     made = harness.nodes(10)
     stale = harness.node('stale')
-    locking.reserve(harness.context, stale.id, silent.hostname)
+    node_locks.reserve(harness.context, stale.id, silent.hostname)
     orphans = [harness.write_allocation(owner.id)
                for owner in (gone, silent) for _ in range(5)]
 

@@ -14,7 +14,7 @@ from allocsvc import objects
 from allocsvc.common import exception
 from allocsvc.common import states
 from allocsvc.conductor import rpcapi
-from allocsvc.db.baremetal import locking
+from allocsvc.db.baremetal import node_locks
 from allocsvc.db.baremetal import ports as db_ports
 from tests.functional.test_conductor_node_rpc import FAST
 from tests.functional.test_conductor_node_rpc import harness  # noqa: F401
@@ -68,7 +68,7 @@ def test_errors_come_back_as_themselves(harness):  # noqa: F811
 
 def test_a_locked_node_is_409_and_nothing_is_written(harness):  # noqa
     node = _node(harness)
-    locking.reserve(harness.context, node.id, 'someone-else')
+    node_locks.reserve(harness.context, node.id, 'someone-else')
     with pytest.raises(exception.NodeLocked):
         harness.rpcapi.create_port(harness.context, node,
                                    {'node_id': node.id, 'address': MAC})

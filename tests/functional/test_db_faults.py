@@ -41,9 +41,11 @@ from allocsvc.common import context as context_mod
 from allocsvc.common import exception
 from allocsvc.common import states
 from allocsvc.conductor import backends as allocation_backends
+from allocsvc.conductor import locking
+from allocsvc.conductor import mirror
 from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import allocations as db_allocations
-from allocsvc.db.baremetal import locking
+from allocsvc.db.baremetal import node_locks
 from allocsvc.db.baremetal import nodes as db_nodes
 from allocsvc.db import models
 from tests import backends
@@ -521,18 +523,18 @@ def test_lock_whose_commit_answer_was_lost(server_db, pattern):
     dies before the COMMIT's answer arrives: the re-run finds the lock
     already taken (or already free) and is content; no lock is left."""
     ctx = context_mod.get_admin_context()
-    node = db_nodes.create_node(ctx, {'driver': 'fake-hardware',
-                                      'name': 'n1'})
+    node = mirror.create_node(ctx, {'driver': 'fake-hardware',
+                                    'name': 'n1'})
     with commit_answer_lost(server_db, pattern) as lost:
         with locking.node_lock(ctx, node.id, 'host-a') as locked:
             assert locked.reservation == 'host-a'
     assert lost
     assert db_nodes.get_by_id(ctx, node.id).reservation is None
     # Another holder's lock is still refused, after a re-run too.
-    locking.reserve(ctx, node.id, 'host-b', read=False)
+    node_locks.reserve(ctx, node.id, 'host-b', read=False)
     with killed_before(server_db, 'AND nodes.reservation IS NULL') as k:
         with pytest.raises(exception.NodeLocked):
-            locking.reserve(ctx, node.id, 'host-a', read=False)
+            node_locks.reserve(ctx, node.id, 'host-a', read=False)
     assert k
     assert db_nodes.get_by_id(ctx, node.id).reservation == 'host-b'
 

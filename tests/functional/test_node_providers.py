@@ -29,13 +29,14 @@ from allocsvc import objects
 from allocsvc.api import app as api_app
 from allocsvc.common import exception
 from allocsvc.common import states
-from allocsvc.db.baremetal import allocations as db_allocations
-from allocsvc.db.baremetal import candidates as db_candidates
-from allocsvc.db.baremetal import nodes
-from allocsvc.db.baremetal import provisioning
-from allocsvc.db.baremetal import verbs
 from allocsvc.conductor import allocations as conductor_allocations
 from allocsvc.conductor import backends
+from allocsvc.conductor import locking
+from allocsvc.conductor import mirror
+from allocsvc.conductor import provisioning
+from allocsvc.conductor import verbs
+from allocsvc.db.baremetal import candidates as db_candidates
+from allocsvc.db.baremetal import nodes
 from tests import client
 from tests import conftest
 from tests.functional import conductor_harness
@@ -112,47 +113,47 @@ def test_a_node_is_a_provider_of_novas_shape(placement):
 def test_reserved_follows_the_node(placement):
     node = placement.node('n1', provision_state=states.ENROLL)
     assert _reserved(placement, node) == 1
-    nodes.update_node(placement.context, node.id,
-                      {'provision_state': states.AVAILABLE})
+    mirror.update_node(placement.context, node.id,
+                       {'provision_state': states.AVAILABLE})
     assert _reserved(placement, node) == 0
     generation = _get(placement,
                       '/resource_providers/%s' % node.uuid)['generation']
-    nodes.update_node(placement.context, node.id, {'maintenance': True})
+    mirror.update_node(placement.context, node.id, {'maintenance': True})
     assert _reserved(placement, node) == 1
     # Every change of the inventory moves the generation on.
     assert _get(placement, '/resource_providers/%s' % node.uuid)[
         'generation'] > generation
-    nodes.update_node(placement.context, node.id, {'maintenance': False})
+    mirror.update_node(placement.context, node.id, {'maintenance': False})
     assert _reserved(placement, node) == 0
-    nodes.update_node(placement.context, node.id, {'power_state': None})
+    mirror.update_node(placement.context, node.id, {'power_state': None})
     assert _reserved(placement, node) == 1
 
 
 def test_traits_follow_the_node(placement):
     node = placement.node('n1', traits=['CUSTOM_A'])
     path = '/resource_providers/%s/traits' % node.uuid
-    nodes.set_traits(placement.context, node.id, ['CUSTOM_B', 'CUSTOM_C'])
+    mirror.set_traits(placement.context, node.id, ['CUSTOM_B', 'CUSTOM_C'])
     assert sorted(_get(placement, path)['traits']) == ['CUSTOM_B',
                                                        'CUSTOM_C']
-    nodes.add_trait(placement.context, node.id, 'HW_CPU_X86_AVX2')
-    nodes.remove_trait(placement.context, node.id, 'CUSTOM_B')
+    mirror.add_trait(placement.context, node.id, 'HW_CPU_X86_AVX2')
+    mirror.remove_trait(placement.context, node.id, 'CUSTOM_B')
     assert sorted(_get(placement, path)['traits']) == ['CUSTOM_C',
                                                        'HW_CPU_X86_AVX2']
-    nodes.remove_all_traits(placement.context, node.id)
+    mirror.remove_all_traits(placement.context, node.id)
     assert _get(placement, path)['traits'] == []
 
 
 def test_resource_class_follows_the_node(placement):
     node = placement.node('n1', rc='small')
-    nodes.update_node(placement.context, node.id, {'resource_class': 'big'})
+    mirror.update_node(placement.context, node.id, {'resource_class': 'big'})
     assert list(_inventory(placement, node.uuid)) == ['CUSTOM_BIG']
-    nodes.update_node(placement.context, node.id, {'resource_class': None})
+    mirror.update_node(placement.context, node.id, {'resource_class': None})
     assert _inventory(placement, node.uuid) == {}
 
 
 def test_deleting_the_node_deletes_its_provider(placement):
     node = placement.node('n1')
-    nodes.destroy_node(placement.context, node.id)
+    mirror.destroy_node(placement.context, node.id)
     resp = client.placement_request(
         placement.placement, 'GET', '/resource_providers/%s' % node.uuid)
     assert resp.status_int == 404
@@ -184,7 +185,7 @@ def test_a_bound_node_is_held_in_placement(harness):
     # Either way nobody else can claim it.
     resp = _claim(harness, node)
     assert resp.status_int == 409, resp.text
-    db_allocations.destroy_allocation(harness.context, final.id)
+    mirror.destroy_allocation(harness.context, final.id)
     assert _holders(harness, node) == []
     assert _reserved(harness, node) == 0
     assert _claim(harness, node).status_int == 204
@@ -195,7 +196,7 @@ def test_unbinding_a_node_frees_its_unit(harness, how):
     node = harness.node('n1')
     final = harness.final(harness.allocate().id)
     assert final.state == states.ACTIVE
-    locker = provisioning.Locker('api-test')
+    locker = locking.Locker('api-test')
     if how == 'tear down':
         verbs.provision(harness.context, node.id, 'active', locker)
         verbs.provision(harness.context, node.id, 'deleted', locker)
@@ -335,7 +336,7 @@ def test_a_free_nodes_provider_may_go_and_comes_back(placement):
     resp = client.placement_request(
         placement.placement, 'DELETE', '/resource_providers/%s' % node.uuid)
     assert resp.status_int == 204
-    nodes.update_node(placement.context, node.id, {'description': 'x'})
+    mirror.update_node(placement.context, node.id, {'description': 'x'})
     assert list(_inventory(placement, node.uuid)) == ['CUSTOM_BAREMETAL']
 
 

@@ -36,9 +36,9 @@ from allocsvc.common import exception
 from allocsvc.common import policy
 from allocsvc.common import states
 from allocsvc.conductor import backends
+from allocsvc.conductor import mirror
 from allocsvc.db.baremetal import allocations as db_allocations
 from allocsvc.db.baremetal import conductors as db_conductors
-from allocsvc.db.baremetal import nodes as db_nodes
 from tests import conftest
 from tests.functional import conductor_harness
 from tests.functional.ironic_errors import fault
@@ -127,12 +127,12 @@ class Env:
         values.setdefault('resource_class', 'baremetal')
         values.setdefault('provision_state', states.AVAILABLE)
         values.setdefault('power_state', states.POWER_OFF)
-        return db_nodes.create_node(self.ctx, dict(values, name=name))
+        return mirror.create_node(self.ctx, dict(values, name=name))
 
     def bind(self, allocation, node):
         """What a conductor does when it found ``node`` for it."""
         record = db_allocations.get_by_uuid(self.ctx, allocation['uuid'])
-        return db_allocations.bind(
+        return mirror.bind(
             self.ctx, record.id, node.id, self.conductor.id,
             claim=self.backend.claimer(self.ctx, record))
 

@@ -27,8 +27,10 @@ import pytest
 
 from allocsvc.common import exception
 from allocsvc.common import states
+from allocsvc.conductor import locking
+from allocsvc.conductor import mirror
 from allocsvc.db.baremetal import allocations as db_allocations
-from allocsvc.db.baremetal import locking
+from allocsvc.db.baremetal import node_locks
 from allocsvc.db.baremetal import nodes as db_nodes
 from allocsvc.db import models
 from tests.functional import test_v1_allocations as base
@@ -47,7 +49,7 @@ def _allocated(env, name='n1', **node_values):
     doc = env.create(name='for-' + name)
     env.bind(doc, node)
     if node_values:
-        db_nodes.update_node(env.ctx, node.id, node_values)
+        mirror.update_node(env.ctx, node.id, node_values)
     return doc, node
 
 
@@ -96,7 +98,7 @@ def test_a_deleted_allocation_cannot_be_finished(env):
     assert env.call('DELETE', '/v1/allocations/late').status_int == 204
     # The conductor, unaware, binds the node it chose.
     with pytest.raises(exception.AllocationNotFound):
-        db_allocations.bind(env.ctx, row.id, node.id, env.conductor.id)
+        mirror.bind(env.ctx, row.id, node.id, env.conductor.id)
     assert _is_free(env, node)
     assert env.rows() == []
     assert env.call('GET', '/v1/allocations/late').status_int == 404
@@ -125,7 +127,7 @@ def test_delete_refused_for_a_busy_node(env, provision_state, target, text):
     after = db_nodes.get_by_id(env.ctx, node.id)
     assert after.instance_uuid == doc['uuid'] and after.reservation is None
     # In maintenance, it goes; the node keeps its provision state.
-    db_nodes.update_node(env.ctx, node.id, {'maintenance': True})
+    mirror.update_node(env.ctx, node.id, {'maintenance': True})
     resp = env.call('DELETE', '/v1/allocations/' + doc['uuid'])
     assert resp.status_int == 204
     after = db_nodes.get_by_id(env.ctx, node.id)
@@ -149,14 +151,14 @@ def test_delete_allowed_where_updates_are(env, provision_state, target):
 def test_delete_waits_for_a_locked_node_then_409(env, lock_patience):
     lock_patience(1, 0)
     doc, node = _allocated(env)
-    locking.reserve(env.ctx, node.id, 'other-host')
+    node_locks.reserve(env.ctx, node.id, 'other-host')
     resp = env.call('DELETE', '/v1/allocations/' + doc['uuid'])
     assert resp.status_int == 409
     assert message(resp) == (
         'Node %s is locked by host other-host, please retry after the '
         'current operation is completed.' % node.uuid)
     assert len(env.rows()) == 1
-    locking.release(env.ctx, node.id, 'other-host')
+    node_locks.release(env.ctx, node.id, 'other-host')
     assert env.call('DELETE', '/v1/allocations/' +
                     doc['uuid']).status_int == 204
 
@@ -165,9 +167,9 @@ def test_delete_gets_the_lock_once_it_is_released(env, monkeypatch,
                                                   lock_patience):
     lock_patience(200, 0.05)
     doc, node = _allocated(env)
-    locking.reserve(env.ctx, node.id, 'other-host')
+    node_locks.reserve(env.ctx, node.id, 'other-host')
     tried = threading.Event()
-    real_reserve = locking.reserve
+    real_reserve = locking.take
 
     def reserve(*args, **kwargs):
         try:
@@ -175,13 +177,13 @@ def test_delete_gets_the_lock_once_it_is_released(env, monkeypatch,
         finally:
             tried.set()
 
-    monkeypatch.setattr(locking, 'reserve', reserve)
+    monkeypatch.setattr(locking, 'take', reserve)
     result = []
     worker = threading.Thread(target=lambda: result.append(
         env.call('DELETE', '/v1/allocations/' + doc['uuid']).status_int))
     worker.start()
     assert tried.wait(30)
-    locking.release(env.ctx, node.id, 'other-host')
+    node_locks.release(env.ctx, node.id, 'other-host')
     worker.join()
     assert result == [204]
     assert _is_free(env, node)
@@ -256,7 +258,7 @@ def test_delete_node_allocation(env):
     doc, node = _allocated(env, provision_state=states.ACTIVE)
     resp = env.call('DELETE', '/v1/nodes/n1/allocation')
     assert resp.status_int == 409
-    db_nodes.update_node(env.ctx, node.id, {'maintenance': True})
+    mirror.update_node(env.ctx, node.id, {'maintenance': True})
     resp = env.call('DELETE', '/v1/nodes/%s/allocation' % node.uuid)
     assert resp.status_int == 204
     assert env.rows() == [] and _is_free(env, node)
@@ -352,11 +354,11 @@ def test_backfill_errors(env):
 
 def test_backfill_and_locked_node(env):
     node = env.node('deployed', provision_state=states.ACTIVE)
-    locking.reserve(env.ctx, node.id, 'other-host')
+    node_locks.reserve(env.ctx, node.id, 'other-host')
     resp = env.post({'node': 'deployed'})
     assert resp.status_int == 409
     assert env.rows() == []
-    locking.release(env.ctx, node.id, 'other-host')
+    node_locks.release(env.ctx, node.id, 'other-host')
     assert env.post({'node': 'deployed'}).status_int == 201
 
 
@@ -365,7 +367,7 @@ def test_deleting_a_backfilled_allocation_of_an_active_node(env):
     doc = env.create(node='deployed')
     assert env.call('DELETE', '/v1/allocations/' +
                     doc['uuid']).status_int == 409
-    db_nodes.update_node(env.ctx, node.id, {'maintenance': True})
+    mirror.update_node(env.ctx, node.id, {'maintenance': True})
     assert env.call('DELETE', '/v1/allocations/' +
                     doc['uuid']).status_int == 204
     assert _is_free(env, node)

@@ -16,6 +16,7 @@ from oslo_utils import timeutils
 import pytest
 
 from allocsvc.conductor import hash_ring
+from allocsvc.conductor import mirror
 from allocsvc.conductor import rpcapi
 from allocsvc.db.baremetal import conductors as db_conductors
 from allocsvc.db.baremetal import nodes as db_nodes
@@ -140,8 +141,8 @@ def test_a_live_owner_keeps_its_node(env):
     for host in ('c1', 'c2'):
         env.register(host, group='rack')
     owner = env.register('owner', group='elsewhere')
-    db_nodes.update_node(api.ctx(), _row(node).id,
-                         {'conductor_affinity': owner.id})
+    mirror.update_node(api.ctx(), _row(node).id,
+                       {'conductor_affinity': owner.id})
     assert env.conductor('n') == 'owner'
     assert env.listed('conductor=owner') == [node['uuid']]
     env.silence('owner')

@@ -32,6 +32,7 @@ from allocsvc.api import app as api_app
 from allocsvc.api.controllers.v1 import node_schema
 from allocsvc.common import context as context_mod
 from allocsvc.common import states
+from allocsvc.conductor import mirror
 from allocsvc.conductor import rpcapi
 from allocsvc.db.baremetal import conductors as db_conductors
 from allocsvc.db.baremetal import nodes as db_nodes
@@ -422,8 +423,8 @@ def test_list_filters(database, monkeypatch, api_conductor):
     # tests' conductor serves group ''.
     conductor = db_conductors.register(ctx(), 'cond-x', ['fake-hardware'],
                                        'g1')
-    db_nodes.update_node(ctx(), db_nodes.get(ctx(), 'a').id,
-                         {'conductor_affinity': conductor.id})
+    mirror.update_node(ctx(), db_nodes.get(ctx(), 'a').id,
+                       {'conductor_affinity': conductor.id})
     expect = {
         'maintenance=true': [b], 'maintenance=false': [a, c],
         'associated=true': [c], 'associated=False': [a, b],

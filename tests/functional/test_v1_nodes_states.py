@@ -28,9 +28,11 @@ import uuid
 import pytest
 
 from allocsvc.common import states
+from allocsvc.conductor import locking
+from allocsvc.conductor import mirror
 from allocsvc.db.baremetal import allocations as db_allocations
 from allocsvc.db.baremetal import candidates
-from allocsvc.db.baremetal import locking
+from allocsvc.db.baremetal import node_locks
 from allocsvc.db.baremetal import nodes as db_nodes
 from tests.functional import conductor_harness
 from tests.functional import test_v1_nodes as api
@@ -308,7 +310,7 @@ def test_deploy_in_maintenance_is_400(database):
 
 def test_busy_node_is_409_not_400(database, fast_locks):
     node = api.create(name='b')
-    locking.reserve(api.ctx(), db_nodes.get(api.ctx(), 'b').id, 'cond-1')
+    node_locks.reserve(api.ctx(), db_nodes.get(api.ctx(), 'b').id, 'cond-1')
     resp = provision('b', 'provide')
     assert resp.status_int == 409
     assert message(resp) == (
@@ -363,12 +365,12 @@ CHANGES = [
 def test_locked_node_refuses_every_change(database, fast_locks):
     node = api.create(name='l')
     node_id = db_nodes.get(api.ctx(), 'l').id
-    locking.reserve(api.ctx(), node_id, 'cond-1')
+    node_locks.reserve(api.ctx(), node_id, 'cond-1')
     for method, path, body in CHANGES:
         resp = call(method, '/v1/nodes/l' + path, body)
         assert resp.status_int == 409, (method, path, resp.text)
         assert 'is locked by host cond-1' in message(resp)
-    locking.release(api.ctx(), node_id, 'cond-1')
+    node_locks.release(api.ctx(), node_id, 'cond-1')
     assert show('l') == node
 
 
@@ -377,17 +379,17 @@ def test_lock_released_in_time_lets_the_change_through(
     lock_patience(40, 0.05)
     api.create(name='w')
     node_id = db_nodes.get(api.ctx(), 'w').id
-    locking.reserve(api.ctx(), node_id, 'cond-1')
+    node_locks.reserve(api.ctx(), node_id, 'cond-1')
     released = threading.Event()
     reserved_seen = threading.Event()
 
     def conductor():
         # The request has started waiting once it cannot take the lock.
         reserved_seen.wait(10)
-        locking.release(api.ctx(), node_id, 'cond-1')
+        node_locks.release(api.ctx(), node_id, 'cond-1')
         released.set()
 
-    original = locking.reserve
+    original = locking.take
 
     def watching_reserve(*args, **kwargs):
         try:
@@ -396,7 +398,7 @@ def test_lock_released_in_time_lets_the_change_through(
             reserved_seen.set()
             raise
 
-    monkeypatch.setattr(locking, 'reserve', watching_reserve)
+    monkeypatch.setattr(locking, 'take', watching_reserve)
     thread = threading.Thread(target=conductor)
     thread.start()
     resp = call('PUT', '/v1/nodes/w/maintenance', {'reason': 'later'})
@@ -426,7 +428,7 @@ def _allocate(node_uuid, owner=None):
         'resource_class': 'baremetal', 'owner': owner,
         'conductor_affinity': conductor.id})
     node = db_nodes.get_by_uuid(ctx, node_uuid)
-    return db_allocations.bind(ctx, allocation.id, node.id, conductor.id)
+    return mirror.bind(ctx, allocation.id, node.id, conductor.id)
 
 
 def _allocated(name, owner=None):
@@ -574,20 +576,20 @@ def test_states_of_the_machine_only(database):
 def test_patch_of_a_node_changed_meanwhile_is_409(database, monkeypatch):
     node = api.create(name='race', extra={'a': 1})
     node_id = db_nodes.get(api.ctx(), 'race').id
-    original = locking.reserve
+    original = locking.take
 
     def another_writer_first(*args, **kwargs):
         # Another request changes extra after this one read the node.
-        db_nodes.update_node(api.ctx(), node_id, {'extra': {'a': 2}})
+        mirror.update_node(api.ctx(), node_id, {'extra': {'a': 2}})
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(locking, 'reserve', another_writer_first)
+    monkeypatch.setattr(locking, 'take', another_writer_first)
     resp = api.patch('race', [{'op': 'add', 'path': '/extra/b',
                                'value': 3}])
     assert resp.status_int == 409
     assert message(resp) == ('Node %s was changed by another request (its '
                              'extra differs); please retry.' % node['uuid'])
-    monkeypatch.setattr(locking, 'reserve', original)
+    monkeypatch.setattr(locking, 'take', original)
     doc = show('race')
     assert (doc['extra'], doc['reservation']) == ({'a': 2}, None)
     # A change of another field does not conflict.

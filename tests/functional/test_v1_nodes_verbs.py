@@ -33,6 +33,7 @@ import uuid
 import pytest
 
 from allocsvc.common import states
+from allocsvc.conductor import mirror
 from allocsvc.db.baremetal import nodes as db_nodes
 from tests.functional import test_v1_nodes as api
 from tests.functional import test_v1_nodes_states as node_states
@@ -344,7 +345,7 @@ def test_adopt_failed(database):
                                ('af2', 'adopt', 'active')):
         node = manageable(name)
         node_id = db_nodes.get(api.ctx(), name).id
-        db_nodes.update_node(api.ctx(), node_id, {
+        mirror.update_node(api.ctx(), node_id, {
             'provision_state': states.ADOPTFAIL,
             'target_provision_state': states.ACTIVE, 'last_error': 'e'})
         assert provision(name, verb).status_int == 202
@@ -352,7 +353,7 @@ def test_adopt_failed(database):
         assert node['uuid'] == show(name)['uuid']
     manageable('af3')
     node_id = db_nodes.get(api.ctx(), 'af3').id
-    db_nodes.update_node(api.ctx(), node_id, {
+    mirror.update_node(api.ctx(), node_id, {
         'provision_state': states.ADOPTFAIL,
         'target_provision_state': states.ACTIVE})
     assert api.patch('af3', [{'op': 'add', 'path': '/extra/a',

@@ -49,6 +49,7 @@ from allocsvc.api import app as api_app
 from allocsvc.api.middleware import auth
 from allocsvc.common import policy
 from allocsvc.common import states
+from allocsvc.conductor import mirror
 from allocsvc.db.baremetal import allocations as db_allocations
 from allocsvc.db.baremetal import nodes as db_nodes
 from tests import conftest
@@ -288,8 +289,8 @@ def test_steps_of_ones_choice_have_rules_of_their_own(monkeypatch,
 
 def test_fields_are_redacted_below_the_filter_threshold(env):
     # A conductor holds the node (reservation shows its host).
-    db_nodes.update_node(env.ctx, db_nodes.get(env.ctx, 'leased').id,
-                         {'reservation': 'cond-9'})
+    mirror.update_node(env.ctx, db_nodes.get(env.ctx, 'leased').id,
+                       {'reservation': 'cond-9'})
     redacted = {
         'last_error': '** Value Redacted - Requires baremetal:node:get:'
                       'last_error permission. **',
@@ -365,8 +366,8 @@ def test_project_admin_creates_nodes_for_its_project_only(env):
 
 def test_owner_of_a_deployed_node_needs_a_system_admin(env):
     node = db_nodes.get(env.ctx, 'owned')
-    db_nodes.update_node(env.ctx, node.id,
-                         {'provision_state': states.ACTIVE})
+    mirror.update_node(env.ctx, node.id,
+                       {'provision_state': states.ACTIVE})
     patch = [{'op': 'replace', 'path': '/owner', 'value': 'p-new'}]
     resp = env.call('PATCH', '/v1/nodes/owned', patch,
                     headers=SYSTEM_MEMBER)
@@ -482,8 +483,8 @@ def test_allocation_delete(env, allocations, persona, mine, status):
 
 def test_allocation_of_a_node(env, allocations):
     node = db_nodes.get(env.ctx, 'leased')
-    db_nodes.update_node(env.ctx, node.id,
-                         {'provision_state': states.AVAILABLE})
+    mirror.update_node(env.ctx, node.id,
+                       {'provision_state': states.AVAILABLE})
     env.bind({'uuid': allocations[OWN]}, node)
     for persona in ('owner_reader', 'system_reader'):
         resp = env.call('GET', '/v1/nodes/leased/allocation',

@@ -18,11 +18,13 @@ from allocsvc import objects
 from allocsvc.common import context as ctx
 from allocsvc.common import exception
 from allocsvc.common import states
+from allocsvc.conductor import locking
+from allocsvc.conductor import mirror
 from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import allocations
 from allocsvc.db.baremetal import candidates
 from allocsvc.db.baremetal import conductors
-from allocsvc.db.baremetal import locking
+from allocsvc.db.baremetal import node_locks
 from allocsvc.db.baremetal import nodes
 from allocsvc.db import models
 from tests.integration.racing import race
@@ -206,7 +208,7 @@ def test_allocation_crud(context):
     stored = allocations.get(context, 'full')
     for name in stored.__slots__:
         assert getattr(full, name) == getattr(stored, name), name
-    allocations.destroy_allocation(context, full.id)
+    mirror.destroy_allocation(context, full.id)
     assert allocations.get(context, 'a1').uuid == alloc.uuid
     assert allocations.get(context, alloc.uuid).name == 'a1'
     with pytest.raises(exception.AllocationDuplicateName):
@@ -222,11 +224,11 @@ def test_allocation_crud(context):
     with pytest.raises(exception.InvalidParameterValue):
         allocations.update_allocation(context, alloc.id,
                                       {'state': states.ACTIVE})
-    allocations.destroy_allocation(context, alloc.id)
+    mirror.destroy_allocation(context, alloc.id)
     with pytest.raises(exception.AllocationNotFound):
         allocations.get_by_id(context, alloc.id)
     with pytest.raises(exception.AllocationNotFound):
-        allocations.destroy_allocation(context, alloc.id)
+        mirror.destroy_allocation(context, alloc.id)
 
 
 def test_allocation_list_filters_and_paging(context):
@@ -236,7 +238,7 @@ def test_allocation_list_filters_and_paging(context):
         'resource_class': rc, 'owner': owner,
         'conductor_affinity': conductor.id})
         for rc, owner in [('gold', 'p1'), ('gold', None), ('iron', 'p1')]]
-    allocations.bind(context, made[0].id, node.id, conductor.id)
+    mirror.bind(context, made[0].id, node.id, conductor.id)
 
     def uuids(**kwargs):
         return [a.uuid for a in allocations.list_allocations(
@@ -316,10 +318,10 @@ def test_lock_cas_and_context_manager(context):
     with locking.node_lock(context, node.id, 'host-a') as locked:
         assert locked.reservation == 'host-a'
         with pytest.raises(exception.NodeLocked) as info:
-            locking.reserve(context, node.id, 'host-b')
+            node_locks.reserve(context, node.id, 'host-b')
         assert info.value.host == 'host-a'
         with pytest.raises(exception.NodeNotLocked):
-            locking.release(context, node.id, 'host-b')
+            node_locks.release(context, node.id, 'host-b')
     assert nodes.get_by_id(context, node.id).reservation is None
 
     with pytest.raises(RuntimeError):
@@ -327,14 +329,14 @@ def test_lock_cas_and_context_manager(context):
             raise RuntimeError('boom')
     assert nodes.get_by_id(context, node.id).reservation is None
 
-    locking.reserve(context, node.id, 'host-a')
+    node_locks.reserve(context, node.id, 'host-a')
     with pytest.raises(exception.NodeLocked):
         with locking.node_lock(context, node.id, 'host-b', retries=1,
                                interval=0.01):
             pass
-    assert locking.release_all(context, 'host-a') == 1
+    assert node_locks.release_all(context, 'host-a') == 1
     with pytest.raises(exception.NodeNotFound):
-        locking.reserve(context, node.id + 1000, 'host-a')
+        node_locks.reserve(context, node.id + 1000, 'host-a')
 
 
 def test_release_api_locks(context):
@@ -342,22 +344,24 @@ def test_release_api_locks(context):
     conductors, even one named like ``api...``, stay."""
     one, two, conductor, named, free = (
         make_node(context, name) for name in ('a', 'b', 'c', 'd', 'e'))
-    locking.reserve(context, one.id, locking.API_HOLDER_PREFIX + 'here:1')
-    locking.reserve(context, two.id, locking.API_HOLDER_PREFIX + 'there:2')
-    locking.reserve(context, conductor.id, 'conductor-1')
-    locking.reserve(context, named.id, 'api-conductor')
-    assert locking.release_api_locks(context) == 2
+    node_locks.reserve(
+        context, one.id, node_locks.API_HOLDER_PREFIX + 'here:1')
+    node_locks.reserve(
+        context, two.id, node_locks.API_HOLDER_PREFIX + 'there:2')
+    node_locks.reserve(context, conductor.id, 'conductor-1')
+    node_locks.reserve(context, named.id, 'api-conductor')
+    assert node_locks.release_api_locks(context) == 2
     assert [nodes.get_by_id(context, n.id).reservation
             for n in (one, two, conductor, named, free)] == \
         [None, None, 'conductor-1', 'api-conductor', None]
-    assert locking.release_api_locks(context) == 0
+    assert node_locks.release_api_locks(context) == 0
 
 
 def test_lock_race_exactly_one_wins(context):
     for round_ in range(5):
         node = make_node(context, 'n%d' % round_)
         results = race(*[
-            (lambda host=host: locking.reserve(context, node.id, host))
+            (lambda host=host: node_locks.reserve(context, node.id, host))
             for host in ('h1', 'h2', 'h3', 'h4')])
         winners = [r for r in results if isinstance(r, nodes.Node)]
         assert len(winners) == 1, results
@@ -380,8 +384,8 @@ def test_bind_sets_both_sides(context):
     node = make_node(context, 'n', instance_info={'keep': 1})
     alloc = _allocation(context, me.id, traits=['CUSTOM_A'])
     with locking.node_lock(context, node.id, 'me'):
-        bound = allocations.bind(context, alloc.id, node.id, me.id,
-                                 locked_by='me')
+        bound = mirror.bind(context, alloc.id, node.id, me.id,
+                            locked_by='me')
     assert bound.state == states.ACTIVE and bound.node_uuid == node.uuid
     node = nodes.get_by_id(context, node.id)
     assert node.instance_uuid == alloc.uuid
@@ -390,11 +394,11 @@ def test_bind_sets_both_sides(context):
     # A second allocation cannot take the same node.
     other = _allocation(context, me.id)
     with pytest.raises(exception.NodeAssociated):
-        allocations.bind(context, other.id, node.id, me.id)
+        mirror.bind(context, other.id, node.id, me.id)
     assert allocations.get_by_id(context, other.id).state == \
         states.ALLOCATING
     # Deleting the allocation frees the node.
-    allocations.destroy_allocation(context, alloc.id)
+    mirror.destroy_allocation(context, alloc.id)
     node = nodes.get_by_id(context, node.id)
     assert node.instance_uuid is None and node.allocation_uuid is None
 
@@ -406,7 +410,7 @@ def test_bind_is_conditional_on_affinity_and_node(context):
     alloc = _allocation(context, me.id)
     assert allocations.take_over(context, alloc.id, me.id, thief.id)
     with pytest.raises(exception.AllocationAffinityLost):
-        allocations.bind(context, alloc.id, node.id, me.id)
+        mirror.bind(context, alloc.id, node.id, me.id)
     # Nothing half-written: the node is still free.
     assert nodes.get_by_id(context, node.id).instance_uuid is None
     with pytest.raises(exception.AllocationAffinityLost):
@@ -417,15 +421,15 @@ def test_bind_is_conditional_on_affinity_and_node(context):
 
     maint = make_node(context, 'maint', maintenance=True)
     with pytest.raises(exception.NodeNotAvailable):
-        allocations.bind(context, alloc.id, maint.id, thief.id)
+        mirror.bind(context, alloc.id, maint.id, thief.id)
     with pytest.raises(exception.NodeNotAvailable):
-        allocations.bind(context, alloc.id, node.id, thief.id,
-                         locked_by='thief')  # not locked by it
+        mirror.bind(context, alloc.id, node.id, thief.id,
+                    locked_by='thief')  # not locked by it
     failed = allocations.fail_allocation(context, alloc.id, thief.id,
                                          'no luck')
     assert failed.state == states.ERROR and failed.last_error == 'no luck'
     with pytest.raises(states.InvalidTransition):
-        allocations.bind(context, alloc.id, node.id, thief.id)
+        mirror.bind(context, alloc.id, node.id, thief.id)
     assert nodes.get_by_id(context, node.id).instance_uuid is None
 
 
@@ -434,9 +438,9 @@ def test_bind_backfill_needs_an_active_node(context):
     node = make_node(context, 'n', provision_state=states.ACTIVE)
     alloc = _allocation(context, me.id)
     with pytest.raises(exception.NodeNotAvailable):
-        allocations.bind(context, alloc.id, node.id, me.id)
-    bound = allocations.bind(context, alloc.id, node.id, me.id,
-                             backfill=True)
+        mirror.bind(context, alloc.id, node.id, me.id)
+    bound = mirror.bind(context, alloc.id, node.id, me.id,
+                        backfill=True)
     assert bound.state == states.ACTIVE
 
 
@@ -446,7 +450,7 @@ def test_bind_race_one_node_two_allocations(context):
         node = make_node(context, 'n%d' % round_)
         allocs = [_allocation(context, me.id) for _ in range(3)]
         results = race(*[
-            (lambda a=a: allocations.bind(context, a.id, node.id, me.id))
+            (lambda a=a: mirror.bind(context, a.id, node.id, me.id))
             for a in allocs])
         winners = [r for r in results
                    if isinstance(r, allocations.Allocation)]
@@ -459,7 +463,7 @@ def test_destroy_node_removes_its_allocation(context):
     me = conductors.register(context, 'me')
     node = make_node(context, 'n')
     alloc = _allocation(context, me.id)
-    allocations.bind(context, alloc.id, node.id, me.id)
+    mirror.bind(context, alloc.id, node.id, me.id)
     nodes.destroy_node(context, node.id)
     with pytest.raises(exception.AllocationNotFound):
         allocations.get_by_id(context, alloc.id)
@@ -568,16 +572,18 @@ def test_resume_orphans_and_stuck(context):
 
 def test_objects_wrap_the_db_api(context):
     objects.register_all()
-    node = objects.Node(context, driver='fake-hardware', name='n',
-                        resource_class='baremetal', traits=['CUSTOM_A'],
-                        properties={'cpus': 2})
-    node.create()
-    assert node.provision_state == states.ENROLL and node.id
-    node.provision_state, node.target_provision_state = \
-        states.node_next_state(node.provision_state, states.MANAGE)
-    node.save()
-    assert objects.Node.get(context, 'n').provision_state == \
-        states.VERIFYING
+    created = nodes.create_node(context, {
+        'driver': 'fake-hardware', 'name': 'n', 'resource_class': 'baremetal',
+        'traits': ['CUSTOM_A'], 'properties': {'cpus': 2}})
+    node = objects.Node.get(context, 'n')
+    assert node.id == created.id and node.traits == ['CUSTOM_A']
+    assert node.provision_state == states.ENROLL
+    state, target = states.node_next_state(node.provision_state,
+                                           states.MANAGE)
+    nodes.update_node(context, node.id, {'provision_state': state,
+                                         'target_provision_state': target})
+    node.refresh()
+    assert node.provision_state == states.VERIFYING
     assert [n.uuid for n in objects.Node.list(
         context, {'provision_state': states.VERIFYING})] == [node.uuid]
 
@@ -593,6 +599,19 @@ def test_objects_wrap_the_db_api(context):
     assert objects.Allocation.get(context, 'a').uuid == alloc.uuid
     alloc.fail(me.id, 'nothing fits')
     assert alloc.state == states.ERROR and not alloc.obj_what_changed()
-    alloc.destroy()
-    node.destroy()
+    assert alloc.withdraw()
+    assert not alloc.withdraw()
     assert objects.Allocation.list(context) == []
+
+
+def test_withdraw_leaves_a_bound_allocation(context):
+    me = conductors.register(context, 'me')
+    node = nodes.create_node(context, {'driver': 'fake-hardware',
+                                       'resource_class': 'baremetal',
+                                       'provision_state': states.AVAILABLE,
+                                       'power_state': states.POWER_OFF})
+    alloc = allocations.create_allocation(context, {
+        'resource_class': 'baremetal', 'conductor_affinity': me.id})
+    mirror.bind(context, alloc.id, node.id, me.id)
+    assert not allocations.withdraw_allocation(context, alloc.id)
+    assert allocations.get_by_id(context, alloc.id).node_id == node.id

@@ -23,6 +23,7 @@ import sqlalchemy as sa
 
 from allocsvc.common import context as ctx
 from allocsvc.common import exception
+from allocsvc.conductor import mirror
 from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import chassis as db_chassis
 from allocsvc.db.baremetal import nodes
@@ -91,13 +92,13 @@ def test_delete_between_the_node_writes_look_up_and_write(
         database, context, monkeypatch):
     _serialised(database)
     chassis = db_chassis.create_chassis(context, {})
-    node = nodes.create_node(context, {'driver': 'fake-hardware'})
+    node = mirror.create_node(context, {'driver': 'fake-hardware'})
     looked_up, deleted = threading.Event(), threading.Event()
     _pause_after(monkeypatch, db_chassis, 'id_for_node', looked_up, deleted)
 
     def attach():
-        return nodes.update_node(context, node.id,
-                                 {'chassis_uuid': chassis.uuid})
+        return mirror.update_node(context, node.id,
+                                  {'chassis_uuid': chassis.uuid})
 
     def delete():
         assert looked_up.wait(WAIT)
@@ -119,15 +120,15 @@ def test_a_node_joins_between_the_deletes_check_and_delete(
         database, context, monkeypatch):
     _serialised(database)
     chassis = db_chassis.create_chassis(context, {})
-    node = nodes.create_node(context, {'driver': 'fake-hardware'})
+    node = mirror.create_node(context, {'driver': 'fake-hardware'})
     checked, attached = threading.Event(), threading.Event()
     _pause_after(monkeypatch, db_chassis, 'has_nodes', checked, attached)
 
     def attach():
         assert checked.wait(WAIT)
         try:
-            return nodes.update_node(context, node.id,
-                                     {'chassis_uuid': chassis.uuid})
+            return mirror.update_node(context, node.id,
+                                      {'chassis_uuid': chassis.uuid})
         finally:
             attached.set()
 
@@ -146,10 +147,10 @@ def test_a_node_joins_between_the_deletes_check_and_delete(
 def test_free_races_of_node_updates_and_chassis_deletes(database, context):
     for _round in range(ROUNDS):
         chassis = db_chassis.create_chassis(context, {})
-        node = nodes.create_node(context, {'driver': 'fake-hardware'})
+        node = mirror.create_node(context, {'driver': 'fake-hardware'})
         attached, deleted = race(
-            lambda: nodes.update_node(context, node.id,
-                                      {'chassis_uuid': chassis.uuid}),
+            lambda: mirror.update_node(context, node.id,
+                                       {'chassis_uuid': chassis.uuid}),
             lambda: db_chassis.destroy_chassis(context, chassis.id))
         if isinstance(attached, Exception):
             # The delete won: the node is in no chassis.
@@ -160,7 +161,7 @@ def test_free_races_of_node_updates_and_chassis_deletes(database, context):
             # The node won: the chassis stays.
             assert attached.chassis_uuid == chassis.uuid
             assert isinstance(deleted, exception.ChassisNotEmpty), deleted
-            nodes.destroy_node(context, node.id)
+            mirror.destroy_node(context, node.id)
             db_chassis.destroy_chassis(context, chassis.id)
         assert _dangling() == 0
 

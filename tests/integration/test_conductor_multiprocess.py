@@ -37,6 +37,7 @@ from allocsvc.common import context as ctx
 from allocsvc.common import exception
 from allocsvc.common import rpc
 from allocsvc.common import states
+from allocsvc.conductor import mirror
 from allocsvc.conductor import rpcapi
 from allocsvc.db.baremetal import allocations as db_allocations
 from allocsvc.db.baremetal import conductors
@@ -157,7 +158,7 @@ def cluster(db, tmp_path, allocation_backend):
 
 
 def _make_nodes(context, count):
-    return [nodes.create_node(context, {
+    return [mirror.create_node(context, {
         'driver': 'fake-hardware', 'name': 'node-%d' % i,
         'resource_class': 'baremetal', 'provision_state': states.AVAILABLE,
         'power_state': states.POWER_OFF}) for i in range(count)]
@@ -253,7 +254,7 @@ def _check_errors_cross_rabbitmq(cluster):
         'Cannot backfill an allocation for node %s: its provision state '
         'is available, not active.' % node.uuid)
     assert db_allocations.list_allocations(cluster.context) == []
-    nodes.destroy_node(cluster.context, node.id)
+    mirror.destroy_node(cluster.context, node.id)
 
 
 def test_three_conductors_50_clients_200_nodes(cluster):

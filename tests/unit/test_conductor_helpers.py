@@ -29,6 +29,7 @@ from allocsvc.conductor import allocations
 from allocsvc.conductor import coordination
 from allocsvc.conductor import manager
 from allocsvc.conductor import rpcapi
+from allocsvc.objects import base as objects_base
 from tests import conftest
 
 objects.register_all()
@@ -264,7 +265,7 @@ def test_client_wrapper_rebuilds():
 # -- serializer, versions, options -------------------------------------------
 
 def test_serializer_round_trip():
-    serializer = rpc.Serializer()
+    serializer = objects_base.rpc_serializer()
     context = ctx.RequestContext(request_id='req-1', is_admin=True)
     allocation = objects.Allocation(
         context, id=3, uuid='7c5bd1c2-3c0c-4b55-8c66-6cbd3a3c0c43',

@@ -130,7 +130,7 @@ def second_type(monkeypatch):
 
 
 def test_driver_change_keeps_or_resets_interfaces(second_type):
-    from allocsvc.db.baremetal import node_fields
+    from allocsvc.conductor import node_fields
     node = _node(network_interface='noop')
     changes = {'driver': 'narrow'}
     node_fields.interfaces(node, changes, False, None)
@@ -146,7 +146,7 @@ def test_driver_change_keeps_or_resets_interfaces(second_type):
 
 
 def test_interfaces_change_only_in_allowed_states():
-    from allocsvc.db.baremetal import node_fields
+    from allocsvc.conductor import node_fields
     node = _node()
     node.provision_state = 'active'
     with pytest.raises(exception.InvalidState):

@@ -24,11 +24,11 @@ import sqlalchemy as sa
 
 from allocsvc.cmd import status
 from allocsvc.common import context as ctx
+from allocsvc.conductor import mirror
 from allocsvc.db import api as db_api
 from allocsvc.db import migration
 from allocsvc.db import models
 from allocsvc.db.baremetal import conductors as db_conductors
-from allocsvc.db.baremetal import nodes
 from allocsvc.placement import node_providers
 from tests import conftest
 
@@ -162,7 +162,7 @@ def test_the_heartbeat_timeout_is_the_configured_one(database):
 # -- node resource providers --------------------------------------------------
 
 def _node(name):
-    return nodes.create_node(ctx.get_admin_context(), {
+    return mirror.create_node(ctx.get_admin_context(), {
         'name': name, 'driver': 'fake-hardware',
         'resource_class': 'baremetal'})
 

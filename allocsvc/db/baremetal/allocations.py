@@ -17,6 +17,7 @@ and ``bind`` compute the new state from an event and write it on
 condition that the state is still the one they computed it from.
 """
 
+import collections
 import datetime
 import functools
 import types
@@ -31,13 +32,20 @@ from allocsvc.common import states
 from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import paging
 from allocsvc.db import models
-from allocsvc.placement import node_providers
 
 _ALLOC = models.baremetal_allocations
 _NODE = models.nodes
 
 # ``conductor_id`` value for a write that does not depend on ownership.
 ANY = object()
+
+# What binding writes, for the caller that mirrors it in the node's
+# resource provider: the allocation bound, and the node's row as the
+# bind found it.
+Bound = collections.namedtuple('Bound', ('allocation', 'node'))
+# What deleting an allocation leaves to mirror: its UUID (its claim, if
+# any, goes) and its node's row as it is now (None without a node).
+Destroyed = collections.namedtuple('Destroyed', ('uuid', 'node'))
 
 _JSON_LISTS = ('traits', 'candidate_nodes')
 _WRITABLE = frozenset(('name', 'extra', 'owner', 'last_error',
@@ -169,7 +177,6 @@ def _duplicate(exc, values):
     return exception.AllocationAlreadyExists(values.get('uuid'))
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def create_allocation(context, values):
     """Insert an allocation in the machine's initial state (allocating)
@@ -243,7 +250,6 @@ def _missed(context, allocation_id, conductor_id):
                                     current.state, 'update')
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def update_allocation(context, allocation_id, values, conductor_id=ANY):
     """Write ``values`` (name, extra, owner, last_error, resource_class,
@@ -301,7 +307,6 @@ def _transition(context, allocation_id, event, conductor_id, values,
     return written
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def fail_allocation(context, allocation_id, conductor_id, last_error,
                     allocation=None):
@@ -334,15 +339,16 @@ def _transition_record(context, allocation_id, event, conductor_id, values,
     return allocation.replace(node_uuid=node_uuid, **written)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def bind(context, allocation_id, node_id, conductor_id, locked_by=None,
-         backfill=False, claim=None):
+         backfill=False):
     """Give the node to the allocation, in one transaction: the node gets
     ``instance_uuid`` = the allocation's UUID, ``allocation_id`` and
     ``instance_info['traits']`` = the requested traits; the allocation
     gets ``node_id`` and moves to ``active`` (machine event SUCCESS).
-    Returns the allocation.
+    Returns ``Bound``: the allocation and the node's row as the bind
+    found it (for the caller's mirror of it in its resource provider,
+    ``allocsvc.conductor.mirror``).
 
     Each half is a compare-and-swap, and any miss rolls back both:
 
@@ -353,19 +359,14 @@ def bind(context, allocation_id, node_id, conductor_id, locked_by=None,
     * the allocation must still be ``allocating`` and owned by
       ``conductor_id`` -- AllocationAffinityLost / InvalidTransition.
 
-    The node's unit in the engine is claimed with ``claim(context,
-    allocation, node, provider)`` (the placement back end's), or
-    reserved.
-
     Nodes are written before allocations here as everywhere, so two
     transactions never wait on each other in opposite orders.
     """
     return _bind(context, allocation_id, node_id, conductor_id, locked_by,
-                 backfill, claim=claim)
+                 backfill)
 
 
-def bind_locked(context, allocation, node, conductor_id, host, claim=None,
-                provider=None):
+def bind_locked(context, allocation, node, conductor_id, host):
     """``bind`` inside the caller's transaction, for the allocation
     algorithm: ``allocation`` is the ``allocating`` record it started
     from and ``node`` the node it read, in this transaction, under
@@ -374,16 +375,11 @@ def bind_locked(context, allocation, node, conductor_id, host, claim=None,
     read again, before or after: the writes are conditional on what they
     relied on (the allocation still ``allocating`` and owned by
     ``conductor_id``; the node free and locked by ``host``), and the
-    allocation returned is ``allocation`` as they changed it.
-
-    The node's resource provider follows (``_mirror``): ``claim(context,
-    allocation, node, provider)``, the placement back end's, takes the
-    node's unit in the engine; without one (the database back end) the
-    unit is reserved. The caller bumped the provider first: ``provider``
-    is what ``node_providers.lock`` returned."""
+    allocation returned (in ``Bound``) is ``allocation`` as they
+    changed it."""
     return _bind(context, allocation.id, node.id, conductor_id, host,
                  backfill=False, allocation=allocation, node=node,
-                 release=True, claim=claim, provider=provider)
+                 release=True)
 
 
 @functools.lru_cache(maxsize=None)
@@ -411,8 +407,7 @@ def _bind_node_statement(backfill, locked):
 
 
 def _bind(context, allocation_id, node_id, conductor_id, locked_by,
-          backfill, allocation=None, node=None, release=False, claim=None,
-          provider=None):
+          backfill, allocation=None, node=None, release=False):
     given = allocation
     if allocation is None:
         allocation = get_in_transaction(context, allocation_id)
@@ -447,8 +442,7 @@ def _bind(context, allocation_id, node_id, conductor_id, locked_by,
                                conductor_id,
                                {'node_id': node_id, 'last_error': None},
                                given, node_uuid=node.uuid)
-    _mirror(context, allocation, node, claim, provider)
-    return bound
+    return Bound(bound, node)
 
 
 # The columns of a node its binding and its resource provider need.
@@ -459,39 +453,29 @@ _select_node = sa.select(
 ).where(_NODE.c.id == sa.bindparam('node_id'))
 
 
-def _mirror(context, allocation, node, claim, provider):
-    """The node was just bound to ``allocation``: its unit is claimed
-    (``claim``) or, without a claim, reserved. ``provider``: the node's
-    provider as ``node_providers.lock`` left it, if it was locked."""
-    if claim is not None:
-        claim(context, allocation, node, provider)
-    else:
-        node_providers.sync(context, node, free=False, locked=provider)
-
-
-@db_api.retry_on_deadlock
 @db_api.writer
-def backfill(context, values, node_id, conductor_id, locked_by=None,
-             claim=None):
+def backfill(context, values, node_id, conductor_id, locked_by=None):
     """Record an allocation for a node that is already deployed: insert
     it from ``values`` (as ``create_allocation``), owned by
     ``conductor_id``, and bind it to node ``node_id`` (as ``bind`` with
     ``backfill=True``), in one transaction; return it. Either both
-    happen or, whatever fails, no row is left behind."""
+    happen or, whatever fails, no row is left behind. Returns
+    ``Bound``."""
     allocation = _insert(context, dict(values,
                                        conductor_affinity=conductor_id))
     return _bind(context, allocation.id, node_id, conductor_id, locked_by,
-                 backfill=True, claim=claim)
+                 backfill=True)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def destroy_allocation(context, allocation_id, conductor_id=ANY):
     """Delete the allocation and free its node in one transaction: the
-    node loses ``instance_uuid`` and ``allocation_id``.
-    AllocationNotFound if it is gone (AllocationAffinityLost if
-    ``conductor_id`` no longer owns it) -- but not on a re-run after a
-    lost connection, whose first attempt may have deleted it."""
+    node loses ``instance_uuid`` and ``allocation_id``. Returns
+    ``Destroyed``: the allocation's UUID and its node's row as it is now
+    (None without a node), for the caller's mirror of them in the
+    engine; None on a re-run after a lost connection whose first attempt
+    deleted it. AllocationNotFound if it is gone
+    (AllocationAffinityLost if ``conductor_id`` no longer owns it)."""
     # Write the allocation row first: this waits for a bind of it that is
     # committing, so the node update below sees the node that bind took.
     # (Otherwise PostgreSQL, whose UPDATE skips rows that do not match
@@ -506,7 +490,7 @@ def destroy_allocation(context, allocation_id, conductor_id=ANY):
         if db_api.reconnected():
             # An attempt whose connection died waiting for the answer
             # to its COMMIT deleted it.
-            return
+            return None
         raise
     context.session.execute(
         _NODE.update().where(_NODE.c.allocation_id == allocation_id)
@@ -519,19 +503,54 @@ def destroy_allocation(context, allocation_id, conductor_id=ANY):
             raise exception.AllocationNotFound(allocation.uuid)
         raise exception.AllocationAffinityLost(allocation.uuid,
                                                conductor_id)
-    # The node's unit: the claim goes, or the reservation (the node is
-    # free again unless its state says otherwise).
-    node_providers.release(context, allocation.uuid)
+    node = None
     if allocation.node_id is not None:
         node = context.session.execute(
             _select_node, {'node_id': allocation.node_id}).first()
-        if node is not None:
-            node_providers.sync(context, node)
+    return Destroyed(allocation.uuid, node)
+
+
+@db_api.writer
+def withdraw_allocation(context, allocation_id):
+    """Delete the allocation unless a node has taken it; return whether
+    it was deleted (False also when it is gone). For undoing a hand-over
+    that failed: an allocation no conductor bound frees no node.
+
+    DELETE FROM baremetal_allocations WHERE id = :id AND node_id IS NULL
+    (a bind committing meanwhile is waited for, and then the row no
+    longer matches)."""
+    result = context.session.execute(
+        _ALLOC.delete().where(_ALLOC.c.id == allocation_id,
+                              _ALLOC.c.node_id.is_(None)))
+    return result.rowcount == 1
+
+
+def drop_in_transaction(context, node_id, allocation_id):
+    """Inside the caller's transaction: delete allocation
+    ``allocation_id`` of node ``node_id``, unlinking the node first (it
+    refers to the allocation); return the allocation's UUID, or None if
+    there is no such allocation."""
+    uuid = context.session.execute(
+        sa.select(_ALLOC.c.uuid).where(_ALLOC.c.id == allocation_id)
+    ).scalar()
+    context.session.execute(
+        _NODE.update().where(_NODE.c.id == node_id)
+        .values(allocation_id=None))
+    context.session.execute(
+        _ALLOC.delete().where(_ALLOC.c.id == allocation_id))
+    return uuid
+
+
+def owner_in_transaction(context, allocation_id):
+    """The owner of allocation ``allocation_id`` (None: none, or no such
+    allocation), in the caller's transaction."""
+    return context.session.execute(
+        sa.select(_ALLOC.c.owner).where(_ALLOC.c.id == allocation_id)
+    ).scalar()
 
 
 # -- ownership and take-over -------------------------------------------------
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def take_over(context, allocation_id, old_conductor_id, new_conductor_id):
     """Move the allocation from ``old_conductor_id`` (None: from no

@@ -90,7 +90,6 @@ def list_chassis(context, limit=None, marker=None, sort_key='id',
     return [Chassis(row) for row in context.session.execute(query)]
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def create_chassis(context, values):
     """Insert a chassis from ``values`` (columns) and return it.
@@ -119,7 +118,6 @@ def _unchanged(column, value):
     return column == value
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def update_chassis(context, chassis_id, values, expected=None):
     """Write ``values`` (columns) to chassis ``chassis_id`` and return
@@ -153,7 +151,6 @@ def update_chassis(context, chassis_id, values, expected=None):
     return get_in_transaction(context, 'id', chassis_id)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def destroy_chassis(context, chassis_id):
     """Delete chassis ``chassis_id``: ChassisNotFound if there is none,

@@ -54,7 +54,6 @@ def _get(context, hostname):
     return row
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def register(context, hostname, drivers=None, conductor_group='',
              online=True):
@@ -84,7 +83,6 @@ def register(context, hostname, drivers=None, conductor_group='',
     return Conductor(_get(context, hostname))
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def heartbeat(context, hostname):
     """Stamp the heartbeat of ``hostname`` (and mark it online again);
@@ -97,7 +95,6 @@ def heartbeat(context, hostname):
         raise exception.ConductorNotFound(hostname)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def unregister(context, hostname):
     """Mark ``hostname`` offline, as a conductor does on a clean stop: its

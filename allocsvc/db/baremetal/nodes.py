@@ -25,7 +25,6 @@ from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import chassis as db_chassis
 from allocsvc.db.baremetal import paging
 from allocsvc.db import models
-from allocsvc.placement import node_providers
 
 _NODE = models.nodes
 _TRAIT = models.node_traits
@@ -334,7 +333,6 @@ def _written(context, statement, values, uuid=None):
             exception.ChassisNotFound(values['chassis_uuid']).message)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def create_node(context, values):
     """Insert a node from ``values`` (column names; ``traits`` a list;
@@ -362,12 +360,9 @@ def create_node(context, values):
                       dict(values, chassis_uuid=chassis_uuid))
     node_id = result.inserted_primary_key[0]
     _insert_traits(context, node_id, set(traits))
-    node = get_in_transaction(context, node_id)
-    node_providers.sync(context, node, traits=node.traits)
-    return node
+    return get_in_transaction(context, node_id)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def update_node(context, node_id, values):
     """Write ``values`` (column names) to node ``node_id``; return the
@@ -419,27 +414,23 @@ def update_in_transaction(context, node_id, values, locked_by=None,
             if getattr(node, column) != value:
                 raise exception.NodeChanged(uuid, column)
         raise exception.NodeAssociated(uuid, node.instance_uuid)
-    node = get_in_transaction(context, node_id, with_traits=False)
-    node_providers.sync(context, node)
-    return _with_traits(context, node)
+    return get_in_transaction(context, node_id)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def destroy_node(context, node_id):
     """Delete node ``node_id`` with its traits, allocations, ports and
-    port groups (NodeNotFound if there is none)."""
-    destroy_in_transaction(context, node_id)
+    port groups (NodeNotFound if there is none); return
+    ``(node uuid, [UUIDs of the allocations deleted])``."""
+    return destroy_in_transaction(context, node_id)
 
 
 def destroy_in_transaction(context, node_id):
-    """``destroy_node`` inside a caller's transaction; the node's
-    resource provider goes too (``node_providers.delete``)."""
-    node = get_in_transaction(context, node_id, with_traits=False)
+    """``destroy_node`` inside a caller's transaction."""
+    node_uuid = _node_uuid(context, node_id)
     allocation_uuids = context.session.execute(
         sa.select(_ALLOC.c.uuid).where(_ALLOC.c.node_id == node_id)
     ).scalars().all()
-    node_providers.delete(context, node.uuid, allocation_uuids)
     # The node points at its allocation and the allocation at the node:
     # unlink first, then delete the allocation rows, then the node.
     context.session.execute(
@@ -454,6 +445,7 @@ def destroy_in_transaction(context, node_id):
         models.portgroups.delete().where(
             models.portgroups.c.node_id == node_id))
     context.session.execute(_NODE.delete().where(_NODE.c.id == node_id))
+    return node_uuid, allocation_uuids
 
 
 # -- traits ------------------------------------------------------------------
@@ -464,6 +456,14 @@ def _insert_traits(context, node_id, traits):
         context.session.execute(_TRAIT.insert(), [
             {'node_id': node_id, 'trait': trait, 'created_at': now}
             for trait in sorted(traits)])
+
+
+def uuid_in_transaction(context, ident):
+    """The UUID of the node ``ident`` (a UUID or a name) names, or None,
+    in the caller's transaction."""
+    column = _NODE.c.uuid if uuidutils.is_uuid_like(ident) else _NODE.c.name
+    return context.session.execute(
+        sa.select(_NODE.c.uuid).where(column == ident)).scalar()
 
 
 def _node_uuid(context, node_id):
@@ -481,7 +481,6 @@ def get_traits(context, node_id):
     return _traits_of(context, [node_id])[node_id]
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def set_traits(context, node_id, traits):
     """Replace the traits of node ``node_id`` with ``traits``; return
@@ -492,24 +491,17 @@ def set_traits(context, node_id, traits):
         raise exception.TooManyTraits(uuid, MAX_TRAITS_PER_NODE)
     context.session.execute(_TRAIT.delete().where(_TRAIT.c.node_id == node_id))
     _insert_traits(context, node_id, traits)
-    _sync_traits(context, node_id)
     return sorted(traits)
 
 
-def _sync_traits(context, node_id):
-    """The node's traits changed: so do its provider's."""
-    node = get_in_transaction(context, node_id)
-    node_providers.sync(context, node, traits=node.traits)
-
-
-@db_api.retry_on_deadlock
 @db_api.writer
 def add_trait(context, node_id, trait):
-    """Give node ``node_id`` the trait (no-op if it has it already)."""
+    """Give node ``node_id`` the trait (no-op if it has it already);
+    return whether it changed."""
     uuid = _node_uuid(context, node_id)
     current = _traits_of(context, [node_id])[node_id]
     if trait in current:
-        return
+        return False
     if len(current) >= MAX_TRAITS_PER_NODE:
         raise exception.TooManyTraits(uuid, MAX_TRAITS_PER_NODE)
     try:
@@ -520,10 +512,9 @@ def add_trait(context, node_id, trait):
         # MariaDB a deadlock rolls the savepoint back with the whole
         # transaction, and must reach the retry as the deadlock it is.)
         raise db_exc.RetryRequest(exc)
-    _sync_traits(context, node_id)
+    return True
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def remove_trait(context, node_id, trait):
     """Take the trait from node ``node_id``; NodeTraitNotFound if it
@@ -534,12 +525,9 @@ def remove_trait(context, node_id, trait):
                               _TRAIT.c.trait == trait))
     if result.rowcount != 1:
         raise exception.NodeTraitNotFound(uuid, trait)
-    _sync_traits(context, node_id)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def remove_all_traits(context, node_id):
     _node_uuid(context, node_id)
     context.session.execute(_TRAIT.delete().where(_TRAIT.c.node_id == node_id))
-    _sync_traits(context, node_id)

@@ -2,7 +2,7 @@
 
 Plain SQLAlchemy Core. The readers are one transaction each; the
 ``*_in_transaction`` writers run inside their caller's, which holds the
-node's lock (``allocsvc.db.baremetal.port_rules``). Records carry the
+node's lock (``allocsvc.conductor.port_rules``). Records carry the
 UUIDs of their node and port group (joined), so the API renders them
 without another query.
 

@@ -219,10 +219,9 @@ def _hand_over(ctx, rpcapi, values):
     try:
         rpcapi.create_allocation(ctx, allocation, conductor.hostname)
     except Exception as exc:
-        try:
-            allocation.destroy()
-        except exception.AllocationNotFound:
-            pass
+        # Unless a conductor's periodic check took it meanwhile (then
+        # it is that conductor's, and stays).
+        allocation.withdraw()
         if isinstance(exc, exception.AllocsvcException):
             raise
         raise exception.NoConductorAvailable(

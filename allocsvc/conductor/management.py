@@ -4,7 +4,7 @@ change on a node, as ``fake-hardware``'s interfaces make the change
 
 A conductor applies them on the API's behalf
 (``allocsvc.conductor.node_actions``), each under the node's lock
-(``provisioning.Locker``), in one transaction of its own, and returns
+(``locking.Locker``), in one transaction of its own, and returns
 the node as it leaves it. What Ironic does in the background the fake
 interfaces finish at once, so its outcome is written here: the console
 state, the target RAID configuration, or the ``last_error`` a request
@@ -14,6 +14,7 @@ conductor records it.
 """
 
 from allocsvc.common import fake_driver
+from allocsvc.conductor import mirror
 from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import nodes
 
@@ -28,12 +29,11 @@ def _change(context, node_id, locker, decide):
     return nodes.get_by_id(context, node_id)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def _write(context, node_id, values, host):
     # UPDATE nodes SET ... WHERE id = :id AND reservation = :host
-    return nodes.update_in_transaction(context, node_id, dict(values),
-                                       locked_by=host)
+    return mirror.update_in_transaction(context, node_id, dict(values),
+                                        locked_by=host)
 
 
 def set_console(context, node_id, enabled, locker):

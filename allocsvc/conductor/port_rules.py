@@ -3,7 +3,7 @@
 A conductor applies them on the API's behalf
 (``allocsvc.conductor.manager``), as Ironic's conductor does: every
 change holds the lock of the node the port or port group belongs to
-(``provisioning.Locker``), and is one transaction. Ironic's rules and
+(``locking.Locker``), and is one transaction. Ironic's rules and
 messages:
 
 * a port joins only a port group of its own node (400); a port group
@@ -106,7 +106,6 @@ def create_port(context, values, locker):
     return ports.get_port(context, 'id', port.id)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def _create_port(context, values):
     if values.get('portgroup_id') is not None:
@@ -128,7 +127,6 @@ def update_port(context, port_id, changes, locker, expected=None):
     return ports.get_port(context, 'id', port_id)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def _update_port(context, port_id, changes, expected):
     port = ports.port_in_transaction(context, 'id', port_id)
@@ -177,7 +175,6 @@ def destroy_port(context, port_id, locker):
         _destroy_port(context, port_id)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def _destroy_port(context, port_id):
     ports.destroy_port_in_transaction(
@@ -194,7 +191,6 @@ def create_portgroup(context, values, locker):
     return ports.get_portgroup(context, 'id', portgroup.id)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def _create_portgroup(context, values):
     return ports.create_portgroup_in_transaction(context, values)
@@ -209,7 +205,6 @@ def update_portgroup(context, portgroup_id, changes, locker, expected=None):
     return ports.get_portgroup(context, 'id', portgroup_id)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def _update_portgroup(context, portgroup_id, changes, expected):
     portgroup = ports.portgroup_in_transaction(context, 'id', portgroup_id)
@@ -255,7 +250,6 @@ def destroy_portgroup(context, portgroup_id, locker):
         _destroy_portgroup(context, portgroup_id)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def _destroy_portgroup(context, portgroup_id):
     ports.destroy_portgroup_in_transaction(

@@ -6,16 +6,11 @@ the parent node. Pure functions of the node and the changes, except
 the parent's look-up, which reads the caller's transaction.
 """
 
-from oslo_utils import uuidutils
-import sqlalchemy as sa
-
 from allocsvc.common import exception
 from allocsvc.common import hardware
 from allocsvc.common import states
 from allocsvc.db import api as db_api
-from allocsvc.db import models
-
-_NODE = models.nodes
+from allocsvc.db.baremetal import nodes
 
 
 @db_api.reader
@@ -28,9 +23,7 @@ def parent_uuid(context, ident, child=None):
     """The UUID of the node ``ident`` (UUID or name) names, as a parent
     of ``child`` (a UUID, or None for a new node); 400 if there is
     none or it is the child itself."""
-    column = _NODE.c.uuid if uuidutils.is_uuid_like(ident) else _NODE.c.name
-    uuid = context.session.execute(
-        sa.select(_NODE.c.uuid).where(column == ident)).scalar()
+    uuid = nodes.uuid_in_transaction(context, ident)
     if uuid is None:
         raise exception.InvalidParameterValue(
             'Node %s could not be found.' % ident)

@@ -12,27 +12,22 @@ Every change of an existing node holds the node's lock (``locking``) for
 its duration, under the conductor's host name, so it never interleaves
 with an allocation binding the node; the write itself is also
 conditional on the lock and on the state it was decided from. A node
-locked by someone else for longer than the ``Locker``'s patience is
-NodeLocked (409). The node a change returns is read once the lock is
-released.
+locked by someone else for longer than the ``locking.Locker``'s patience
+is NodeLocked (409). The node a change returns is read once the lock is
+released. The writes are the database layer's, each with its resource
+provider's (``mirror``), in the transaction opened here.
 """
 
 from oslo_utils import uuidutils
-import sqlalchemy as sa
 
 from allocsvc.common import exception
 from allocsvc.common import hardware
 from allocsvc.common import states
+from allocsvc.conductor import mirror
+from allocsvc.conductor import node_fields
 from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import allocations as db_allocations
-from allocsvc.db.baremetal import locking
-from allocsvc.db.baremetal import node_fields
 from allocsvc.db.baremetal import nodes
-from allocsvc.db import models
-from allocsvc.placement import node_providers
-
-_NODE = models.nodes
-_ALLOC = models.baremetal_allocations
 
 # Where a node's instance_uuid may be removed although an allocation set
 # it (Ironic also allows its inspection states, which nodes here never
@@ -41,23 +36,6 @@ _INSTANCE_REMOVAL_STATES = (states.ENROLL, states.MANAGEABLE,
                             states.AVAILABLE)
 # Where a node's resource class may be changed once it has one.
 _RESOURCE_CLASS_STATES = _INSTANCE_REMOVAL_STATES
-
-
-class Locker:
-    """Who takes node locks for a change (``host``, a conductor's name,
-    written into ``nodes.reservation``), and how patiently: ``retries``
-    more attempts ``interval`` seconds apart before NodeLocked."""
-
-    def __init__(self, host, retries=5, interval=0.2):
-        self.host = host
-        self.retries = retries
-        self.interval = interval
-
-    def hold(self, context, node_id):
-        """``locking.node_lock`` for this holder; see there."""
-        return locking.node_lock(context, node_id, self.host,
-                                 retries=self.retries,
-                                 interval=self.interval)
 
 
 def check_driver(driver, conductor_group='', conf=None):
@@ -100,29 +78,7 @@ def create_node(context, values, legacy=False, conf=None):
     # Its own transaction, retried whole on a deadlock (not nested in
     # one of ours: a retry inside a rolled back transaction would
     # insert the node twice).
-    return nodes.create_node(context, values)
-
-
-def drop_allocation(context, node):
-    """Delete the node's allocation and its claim, inside the caller's
-    transaction; the node is unlinked first (it refers to the
-    allocation). The caller's node write then syncs the provider."""
-    uuid = context.session.execute(
-        sa.select(_ALLOC.c.uuid).where(_ALLOC.c.id == node.allocation_id)
-    ).scalar()
-    if uuid is not None:
-        node_providers.release(context, uuid)
-    context.session.execute(
-        _NODE.update().where(_NODE.c.id == node.id)
-        .values(allocation_id=None))
-    context.session.execute(
-        _ALLOC.delete().where(_ALLOC.c.id == node.allocation_id))
-
-
-def _allocation_owner(context, allocation_id):
-    return context.session.execute(
-        sa.select(_ALLOC.c.owner).where(_ALLOC.c.id == allocation_id)
-    ).scalar()
+    return mirror.create_node(context, values)
 
 
 # -- update and delete -------------------------------------------------------
@@ -165,7 +121,6 @@ def update_node(context, node_id, changes, locker, expected=None,
     return nodes.get_by_id(context, node_id)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def _update(context, node_id, changes, host, expected, reset=False,
             conf=None):
@@ -194,7 +149,8 @@ def _update(context, node_id, changes, host, expected, reset=False,
                 'Node %s can not be updated while a state transition is in '
                 'progress.' % node.uuid)
     if 'owner' in changes and node.allocation_id and \
-            _allocation_owner(context, node.allocation_id) is not None:
+            db_allocations.owner_in_transaction(
+                context, node.allocation_id) is not None:
         raise exception.InvalidState(
             'Cannot update owner of node "%s" while it is allocated to an '
             'allocation with an owner.' % node.uuid)
@@ -213,12 +169,12 @@ def _update(context, node_id, changes, host, expected, reset=False,
                     'removed unless it is in one of allowed (%s) states or '
                     'in maintenance mode.'
                     % (node.uuid, ', '.join(_INSTANCE_REMOVAL_STATES)))
-            drop_allocation(context, node)
+            mirror.drop_allocation(context, node)
         elif not removing_instance and node.instance_uuid is not None:
             raise exception.NodeAssociated(node.uuid, node.instance_uuid)
     if not changes:
         return node
-    return nodes.update_in_transaction(
+    return mirror.update_in_transaction(
         context, node_id, changes, locked_by=host,
         expect={'provision_state': node.provision_state})
 
@@ -243,7 +199,6 @@ def destroy_node(context, node_id, locker, allow_available=True):
             raise
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def _destroy(context, node_id, host, allowed):
     node = nodes.get_in_transaction(context, node_id)
@@ -260,7 +215,7 @@ def _destroy(context, node_id, host, allowed):
                 '"%s". Valid provision states to perform deletion are: '
                 '"%s", or set the node into maintenance mode'
                 % (node.uuid, node.provision_state, allowed))
-    nodes.destroy_in_transaction(context, node_id)
+    mirror.destroy_in_transaction(context, node_id)
 
 
 def set_maintenance(context, node_id, maintenance, reason, locker):
@@ -271,15 +226,14 @@ def set_maintenance(context, node_id, maintenance, reason, locker):
     return nodes.get_by_id(context, node_id)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def _set_maintenance(context, node_id, maintenance, reason, host):
     values = {'maintenance': bool(maintenance),
               'maintenance_reason': reason if maintenance else None}
     if not maintenance:
         values['fault'] = None
-    return nodes.update_in_transaction(context, node_id, values,
-                                       locked_by=host)
+    return mirror.update_in_transaction(context, node_id, values,
+                                        locked_by=host)
 
 
 # -- power -------------------------------------------------------------------
@@ -294,7 +248,6 @@ def set_power_state(context, node_id, target, locker):
     return nodes.get_by_id(context, node_id)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def _set_power_state(context, node_id, target, host):
     node = nodes.get_in_transaction(context, node_id)
@@ -308,7 +261,7 @@ def _set_power_state(context, node_id, target, host):
     # WHERE id = :id AND reservation = :host AND power_state = :current
     # A power action that succeeds clears the node's last error, as in
     # Ironic.
-    return nodes.update_in_transaction(
+    return mirror.update_in_transaction(
         context, node_id,
         {'power_state': states.POWER_RESULTS[target],
          'target_power_state': None, 'last_error': None},
@@ -321,22 +274,22 @@ def set_traits(context, node_id, traits, locker):
     """Replace the node's traits (under its lock: a conductor re-checks
     traits under it before allocating the node); return them."""
     with locker.hold(context, node_id):
-        return nodes.set_traits(context, node_id, traits)
+        return mirror.set_traits(context, node_id, traits)
 
 
 def add_trait(context, node_id, trait, locker):
     with locker.hold(context, node_id):
-        nodes.add_trait(context, node_id, trait)
+        mirror.add_trait(context, node_id, trait)
 
 
 def remove_trait(context, node_id, trait, locker):
     with locker.hold(context, node_id):
-        nodes.remove_trait(context, node_id, trait)
+        mirror.remove_trait(context, node_id, trait)
 
 
 def remove_all_traits(context, node_id, locker):
     with locker.hold(context, node_id):
-        nodes.remove_all_traits(context, node_id)
+        mirror.remove_all_traits(context, node_id)
 
 
 # -- allocations -------------------------------------------------------------
@@ -374,12 +327,12 @@ def destroy_allocation(context, allocation, locker):
     allocation and rolls back (``db.baremetal.allocations.bind``).
     """
     if allocation.node_id is None:
-        db_allocations.destroy_allocation(context, allocation.id)
+        mirror.destroy_allocation(context, allocation.id)
         return
     try:
         with locker.hold(context, allocation.node_id) as node:
             if node.allocation_id == allocation.id:
                 check_deletable(allocation, node)
-            db_allocations.destroy_allocation(context, allocation.id)
+            mirror.destroy_allocation(context, allocation.id)
     except exception.NodeNotFound:
         raise exception.AllocationNotFound(allocation.uuid)

@@ -36,7 +36,6 @@ def attach(context, node_id, vif_info, locker):
         _attach(context, node, vif_info)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def _attach(context, node, vif_info):
     vif = vif_info['id']
@@ -76,7 +75,6 @@ def detach(context, node_id, vif, locker):
         _detach(context, node, vif)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def _detach(context, node, vif):
     groups, members = _holders(context, node.id)

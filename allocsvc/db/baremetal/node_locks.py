@@ -1,4 +1,4 @@
-"""Node locks: a compare-and-swap on ``nodes.reservation``.
+"""Node locks: the compare-and-swap statements on ``nodes.reservation``.
 
 A conductor holds a node's exclusive lock while ``nodes.reservation`` is
 its hostname. Conductors are the only holders: the bare-metal API asks
@@ -9,19 +9,17 @@ the same on Galera, PostgreSQL and SQLite.
 
 A holder that dies keeps its locks: a conductor releases its own when it
 starts (``release_all``), and the others release a dead conductor's in
-their periodic check (see ``allocsvc.conductor.service``).
+their periodic check (see ``allocsvc.conductor.service``). Holding a
+lock for the duration of a block, and waiting for one, is the
+conductor's (``allocsvc.conductor.locking``).
 
 The API processes of the previous release took node locks themselves,
 as ``api@<host>:<pid>`` (``API_HOLDER_PREFIX``); a conductor releases
 any such lock left behind when it starts (``release_api_locks``).
 """
 
-import contextlib
 import functools
-import threading
-import time
 
-from oslo_log import log as logging
 from oslo_utils import timeutils
 import sqlalchemy as sa
 
@@ -30,8 +28,6 @@ from allocsvc.common import states
 from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import nodes
 from allocsvc.db import models
-
-LOG = logging.getLogger(__name__)
 
 _NODE = models.nodes
 
@@ -71,25 +67,6 @@ def _holder(context, ident, column='id'):
     return row
 
 
-# The node locks ``node_lock`` holds in this process: (node id, host).
-_held = set()
-_held_lock = threading.Lock()
-
-
-def _own_lost_answer(node_id, host, exc):
-    """Whether ``exc`` (NodeLocked, naming the holder) is about the lock
-    this very ``reserve`` took in an attempt whose COMMIT lost its
-    answer with its connection: the holder is ``host``, the transaction
-    is a re-run after a lost connection (``db_api.reconnected``), and no
-    ``node_lock`` of this process holds that lock (a host is one
-    process)."""
-    if exc.host != host or not db_api.reconnected():
-        return False
-    with _held_lock:
-        return (node_id, host) not in _held
-
-
-@db_api.retry_on_deadlock
 @db_api.writer
 def reserve(context, node_id, host, read=True, only_free=False):
     """Take the lock of node ``node_id`` for ``host``; return the node as
@@ -101,14 +78,7 @@ def reserve(context, node_id, host, read=True, only_free=False):
     allocated -- available, not in maintenance, with no instance or
     allocation -- and NodeNotAvailable says it cannot.
     """
-    try:
-        reserve_in_transaction(context, node_id, host, only_free=only_free)
-    except exception.NodeLocked as exc:
-        if not _own_lost_answer(node_id, host, exc):
-            raise
-        LOG.warning('Node %s: the lock %s took before its database '
-                    'connection was lost had been taken; keeping it',
-                    node_id, host)
+    reserve_in_transaction(context, node_id, host, only_free=only_free)
     return nodes.get_in_transaction(context, node_id) if read else None
 
 
@@ -137,7 +107,6 @@ def reserve_in_transaction(context, ident, host, only_free=False,
         raise exception.NodeLocked(row.uuid, row.reservation)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def release(context, node_id, host):
     """Give back ``host``'s lock of node ``node_id``. NodeNotLocked if
@@ -168,7 +137,6 @@ def release_in_transaction(context, node_id, host):
         raise exception.NodeNotLocked(row.uuid, host)
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def release_all(context, host):
     """Drop every lock ``host`` holds, as a conductor does when it starts
@@ -179,7 +147,6 @@ def release_all(context, host):
     return result.rowcount
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def release_api_locks(context):
     """Drop every node lock an API process holds (``API_HOLDER_PREFIX``);
@@ -197,72 +164,3 @@ def release_api_locks(context):
             API_HOLDER_PREFIX, autoescape=True))
         .values(reservation=None, updated_at=timeutils.utcnow()))
     return result.rowcount
-
-
-@contextlib.contextmanager
-def node_lock(context, node_id, host, retries=0, interval=1.0):
-    """Hold the exclusive lock of a node for the duration of a block.
-
-    Usage::
-
-        with locking.node_lock(context, node.id, CONF.host) as node:
-            # ``node`` was read after the lock was taken: re-check here
-            # whatever the decision to lock it relied on.
-            ...
-
-    Semantics:
-
-    * Taking the lock is ``UPDATE nodes SET reservation = :host WHERE
-      id = :id AND reservation IS NULL``; it either matches the row (we
-      hold the lock) or not (NodeLocked, naming the holder). The lock is
-      not re-entrant: a host that already holds it gets NodeLocked too.
-    * ``retries`` more attempts are made ``interval`` seconds apart
-      before NodeLocked reaches the caller (default: fail at once, as the
-      allocation algorithm wants, moving on to the next node). Pass
-      configuration values in; nothing is read from CONF here.
-    * The lock is released when the block ends, normally or by an
-      exception (which then propagates). Release is conditional on
-      ``host`` still holding it; if someone broke the lock meanwhile,
-      NodeNotLocked is raised -- unless the block itself raised, whose
-      exception wins.
-    * Call it outside any transaction: taking and releasing are their
-      own transactions, so other conductors see the lock at once. Do the
-      work inside the block in transactions of its own, and never keep a
-      lock across an RPC call or a wait on another node's lock.
-    * A lost database connection is retried (``allocsvc.db.api``); a
-      re-run that finds the lock already taken by ``host`` because the
-      lost attempt had committed keeps it (``_own_lost_answer``), and one
-      that finds it already given back is content.
-    * A conductor that dies holding locks leaves them behind;
-      ``release_all(context, host)`` at its next start, or the periodic
-      check of another conductor, clears them.
-    """
-    attempt = 0
-    while True:
-        try:
-            node = reserve(context, node_id, host)
-            break
-        except exception.NodeLocked:
-            if attempt >= retries:
-                raise
-            attempt += 1
-            time.sleep(interval)
-    with _held_lock:
-        _held.add((node_id, host))
-    try:
-        yield node
-    except BaseException:
-        try:
-            _release_held(context, node_id, host)
-        except (exception.NodeNotLocked, exception.NodeNotFound):
-            pass  # the block's own exception is the one to report
-        raise
-    _release_held(context, node_id, host)
-
-
-def _release_held(context, node_id, host):
-    try:
-        release(context, node_id, host)
-    finally:
-        with _held_lock:
-            _held.discard((node_id, host))

@@ -8,7 +8,7 @@ in (``states.node_settle``); no state string is made up here. What the
 steps of a manual clean or a service come to is
 ``allocsvc.common.fake_steps``'s; this module stores the outcome with a
 compare-and-swap on the state it was decided from, under the lock
-(``provisioning.Locker``).
+(``locking.Locker``).
 """
 
 import hashlib
@@ -20,9 +20,9 @@ from allocsvc.common import exception
 from allocsvc.common import fake_driver
 from allocsvc.common import fake_steps
 from allocsvc.common import states
+from allocsvc.conductor import mirror
 from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import nodes
-from allocsvc.db.baremetal import provisioning
 
 # The events that deploy an instance (and refuse a node in maintenance).
 _DEPLOYING = (states.DEPLOY, states.REBUILD)
@@ -116,7 +116,6 @@ def _check_rescue(node):
                 node.driver, 'rescue'))
 
 
-@db_api.retry_on_deadlock
 @db_api.writer
 def _provision(context, node_id, verb, host, request):
     node = nodes.get_in_transaction(context, node_id)
@@ -194,11 +193,11 @@ def _provision(context, node_id, verb, host, request):
         values.update(instance_uuid=None, instance_info={},
                       instance_name=None)
         if node.allocation_id is not None:
-            provisioning.drop_allocation(context, node)
+            mirror.drop_allocation(context, node)
     # UPDATE nodes SET provision_state = :settled, ...
     # WHERE id = :id AND reservation = :host
     #   AND provision_state = :current
-    return nodes.update_in_transaction(
+    return mirror.update_in_transaction(
         context, node_id, values, locked_by=host,
         expect={'provision_state': node.provision_state})
 
