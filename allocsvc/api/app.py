@@ -18,20 +18,7 @@ from allocsvc.api.controllers.placement import errors
 from allocsvc.api.controllers.placement import handler
 from allocsvc.api.controllers.placement import microversion
 from allocsvc.api.controllers import root
-from allocsvc.api.controllers.v1 import allocation as v1_allocation
-from allocsvc.api.controllers.v1 import chassis as v1_chassis
-from allocsvc.api.controllers.v1 import conductor as v1_conductor
-from allocsvc.api.controllers.v1 import controller as v1_controller
-from allocsvc.api.controllers.v1 import driver as v1_driver
 from allocsvc.api.controllers.v1 import hooks
-from allocsvc.api.controllers.v1 import node as v1_node
-from allocsvc.api.controllers.v1 import node_extras as v1_node_extras
-from allocsvc.api.controllers.v1 import node_paths as v1_node_paths
-from allocsvc.api.controllers.v1 import node_states as v1_node_states
-from allocsvc.api.controllers.v1 import node_traits as v1_node_traits
-from allocsvc.api.controllers.v1 import port as v1_port
-from allocsvc.api.controllers.v1 import portgroup as v1_portgroup
-from allocsvc.api.controllers.v1 import unprovided as v1_unprovided
 from allocsvc.api.middleware import auth as baremetal_auth
 from allocsvc.api.middleware import errors as baremetal_errors
 from allocsvc.api.middleware import requestlog
@@ -89,33 +76,6 @@ def placement_app(conf, enforcer=None):
     return app
 
 
-# Every controller class of the bare-metal API: a path segment naming one
-# of their non-handler attributes is refused before routing
-# (``hooks.RequestChecksHook``).
-_CONTROLLER_CLASSES = (
-    root.RootController, v1_controller.V1Controller,
-    v1_allocation.AllocationsController, v1_allocation.AllocationController,
-    v1_allocation.NodeAllocationController,
-    v1_chassis.ChassisController, v1_chassis.OneChassisController,
-    v1_conductor.ConductorsController, v1_conductor.ConductorController,
-    v1_node.NodesController, v1_node.NodeController, v1_node.MalformedURI,
-    v1_node_paths.ExtraSegments, v1_node_paths.Refusal,
-    v1_node_states.NodeStatesController,
-    v1_node_states.NodePowerStateController,
-    v1_node_states.NodeProvisionStateController,
-    v1_node_states.NodeMaintenanceController,
-    v1_node_traits.NodeTraitsController, v1_node_traits.NodeTraitController,
-    v1_port.PortsController, v1_port.PortController,
-    v1_portgroup.PortgroupsController, v1_portgroup.PortgroupController,
-    v1_unprovided.UnprovidedResource,
-    v1_driver.DriversController, v1_driver.DriverController,
-    v1_driver.DriverPropertiesController, v1_driver.DriverRaidController,
-    v1_driver.LogicalDiskPropertiesController,
-    v1_driver.DriverVendorPassthruController,
-    v1_driver.DriverVendorMethodsController,
-) + v1_node_extras.CONTROLLER_CLASSES
-
-
 class BaremetalRequestId(request_id.RequestId):
     """The request id in both headers Ironic answers with."""
 
@@ -130,13 +90,13 @@ def baremetal_app(conf, enforcer=None, rpcapi=None):
     """
     enforcer = enforcer or policy.get_enforcer(conf)
     objects.register_all()
-    # Routes the request through the controllers: the root document, /v1
-    # and the resources under it (allocsvc.api.controllers), once the
-    # hooks have checked the path and the body.
+    # Routes the request through the route table of / and /v1
+    # (allocsvc.api.controllers.v1.routes) to its handler, once the hook
+    # has checked the body.
     app = pecan.make_app(
-        root.RootController(), force_canonical=False,
+        root.make_root(), force_canonical=False,
         guess_content_type_from_ext=False,
-        hooks=[hooks.RequestChecksHook(_CONTROLLER_CLASSES)])
+        hooks=[hooks.RequestChecksHook()])
     # In: negotiates the microversion (406 when it cannot). Out: adds the
     # Ironic version headers, the standard one and Vary to every
     # response (the root document's too, as Ironic).

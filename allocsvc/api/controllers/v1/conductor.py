@@ -12,6 +12,7 @@ row per conductor process), so it is read whole and paged here.
 """
 
 import pecan
+import webob.exc
 from wsme import types as wtypes
 
 from allocsvc.api.controllers.v1 import access
@@ -80,6 +81,14 @@ def _check_hostname(hostname):
     one up)."""
     if '\x00' in hostname:
         raise exception.ConductorNotFound(hostname.replace('\x00', '\\x00'))
+
+
+def gate():
+    """Before 1.49 there are no conductors to read (404); other methods
+    are not allowed at any version (the table's 405)."""
+    if not base.api_version() >= FIRST_VERSION and \
+            pecan.request.method == 'GET':
+        raise webob.exc.HTTPNotFound()
 
 
 class ConductorsController:

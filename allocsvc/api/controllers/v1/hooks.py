@@ -1,15 +1,9 @@
 """Pecan hooks of the bare-metal API: checks every request passes before
 Pecan routes it or parses its body.
 
-Pecan dispatches a path segment to a controller attribute of that name
-(``getattr``), and parses a JSON body into parameters before a handler
-runs; both need input they can handle:
+Pecan parses a JSON body into parameters before a handler runs, and a
+form body while it routes; both need input they can handle:
 
-* a path segment that names an attribute of a controller class that is
-  not a path of the API (``__class__``, ``__doc__``, a handler such as
-  ``_get``, or ``index``, where Pecan finds each controller's handlers)
-  would be routed into that attribute: such a segment is not found
-  (404), whatever resource it would name;
 * a JSON body that is not UTF-8, not JSON, nested too deeply or holding
   a lone surrogate is refused (400) with a message saying which, and one
   in another charset than UTF-8 (415);
@@ -23,30 +17,12 @@ import webob.exc
 from allocsvc.api import request_checks
 
 
-def _attribute_names(controller_classes):
-    """The names under which Pecan could find something other than a
-    handler on one of ``controller_classes``."""
-    names = {'index'}
-    for cls in controller_classes:
-        for name in dir(cls):
-            if name.startswith('_'):
-                names.add(name)
-    return frozenset(names)
-
-
 class RequestChecksHook(hooks.PecanHook):
     """``on_route``: the checks above, for every request."""
 
-    def __init__(self, controller_classes):
-        self.reserved = _attribute_names(controller_classes)
-
     def on_route(self, state):
-        request = state.request
-        for segment in request.path_info.split('/'):
-            if segment in self.reserved:
-                raise webob.exc.HTTPNotFound()
-        check_json_body(request)
-        check_form_body(request)
+        check_json_body(state.request)
+        check_form_body(state.request)
 
 
 def check_json_body(request):

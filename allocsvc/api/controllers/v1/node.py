@@ -38,7 +38,6 @@ under the node's lock.
 
 
 import pecan
-import webob.exc
 
 from allocsvc import objects
 from allocsvc.api.controllers.v1 import access
@@ -56,20 +55,8 @@ from allocsvc.api.controllers.v1 import port
 from allocsvc.api.controllers.v1 import portgroup
 from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
-from allocsvc.api.middleware import errors
 from allocsvc.common import exception
 from allocsvc.common import states
-
-# Sub-resources of a node that appeared after 1.1: 404 before, whatever
-# the method (Ironic checks the version before routing). The traits of
-# a node are not among them: below 1.37 their path means what Ironic's
-# node methods make of it (``node_paths.ExtraSegments``).
-SUBRESOURCE_SINCE = {'portgroups': (1, 24), 'vifs': (1, 28),
-                     'bios': (1, 40), 'allocation': (1, 52),
-                     'history': (1, 78), 'inventory': (1, 81),
-                     'children': (1, 83), 'firmware': (1, 86),
-                     'vmedia': (1, 89)}
-TRAITS_SINCE = (1, 37)
 
 # List filters: query parameter -> (first version, parser).
 _FILTERS = {
@@ -100,39 +87,22 @@ FAULTS = ('power failure', 'clean failure', 'rescue abort failure',
 _PAGING = ('limit', 'marker', 'sort_key', 'sort_dir')
 
 
-def _valid_ident(ident):
-    # Whatever the version: below 1.5 a name is then not found, below
-    # 1.10 one that is no host name a 400 (node_common.get_node).
-    return utils.is_uuid(ident) or utils.is_name_syntax(ident)
-
-
-def _check_ident(ident, name='node'):
-    """As Ironic: a node's ident is checked before anything else, with
-    its words for the argument ``name``."""
-    if not _valid_ident(ident):
-        raise webob.exc.HTTPBadRequest(
-            detail='Expected UUID or name for %s: %s' % (name, ident))
-
-
 # What Ironic answers under /v1/chassis/{chassis}/nodes to anything but a
 # list of the chassis's nodes.
 _MALFORMED = 'Malformed request URI.'
 
 
-class MalformedURI:
+def malformed(chassis, rest=None):
     """``/v1/chassis/{chassis}/nodes/{ident}`` and every path below it,
     whatever the method: Ironic's 400 fault "Malformed request URI.".
     (Ironic means to answer that, and does for GET; other requests there
     meet its routing and get a 404, a 500 or a list of ports.)"""
+    raise utils.BadRequest(_MALFORMED)
 
-    @pecan.expose()
-    def _lookup(self, *remainder):
-        return self, []
 
-    @pecan.expose('json')
-    def index(self, *args, **kwargs):
-        pecan.response.status = 400
-        return errors.fault_body(400, _MALFORMED)
+def extra_segments(ident, rest):
+    """What the node's methods make of the ``rest`` of its path."""
+    return node_paths.ExtraSegments(ident, rest, NodeController(ident))
 
 
 class NodesController:
@@ -155,36 +125,6 @@ class NodesController:
         if self.chassis_ident is not None:
             names.discard('chassis_uuid')
         return names
-
-    @pecan.expose()
-    def _lookup(self, ident, *remainder):
-        if self.chassis_ident is not None:
-            return MalformedURI(), []
-        if any('\x00' in segment for segment in (ident,) + remainder):
-            raise webob.exc.HTTPBadRequest(
-                detail='The request path contains a NUL character.')
-        if ident in node_paths.LEGACY_ROOTS:
-            # /v1/nodes/states/console/{node}: the node comes last.
-            ident, remainder = node_paths.legacy_path(ident, remainder)
-            if ident is None:
-                return remainder, []
-        elif ident in node_paths.SUBRESOURCES:
-            raise webob.exc.HTTPNotFound()
-        if remainder and remainder[0] in node_paths.LEGACY_ROOTS and \
-                not _valid_ident(ident):
-            # Ironic's states, management... resources check the node
-            # themselves, as their argument node_ident.
-            return node_paths.Refusal('Expected UUID or name for '
-                                      'node_ident: %s' % ident), []
-        _check_ident(ident)
-        node = NodeController(ident)
-        if remainder:
-            if remainder[0] == 'traits' and not utils.allowed(TRAITS_SINCE):
-                return node_paths.ExtraSegments(ident, remainder, node), []
-            since = SUBRESOURCE_SINCE.get(remainder[0])
-            if since is not None and not utils.allowed(since):
-                raise webob.exc.HTTPNotFound()
-        return node, list(remainder)
 
     # -- the collection ------------------------------------------------------
 
@@ -325,7 +265,7 @@ class NodesController:
             node_schema.check_uuid('node_uuid', params['node_uuid'])
         if ident is None:
             raise utils.BadRequest('Missing argument: "node"')
-        _check_ident(ident)
+        node_paths.check_ident(ident)
         return _validate(ident)
 
     @index.when(method='POST', **base.WSME_JSON)
@@ -408,11 +348,6 @@ class NodeController(base.Resource):
     @pecan.expose('json', generic=True)
     def index(self, *args, **kwargs):
         base.not_allowed('DELETE, GET, PATCH')
-
-    @pecan.expose()
-    def _lookup(self, *remainder):
-        # A segment that names nothing of the node (node_paths).
-        return node_paths.ExtraSegments(self.ident, remainder, self), []
 
     @index.when(method='GET', **base.WSME_JSON)
     @base.expose(types.Node)

@@ -35,13 +35,11 @@ from allocsvc.api.controllers.v1 import node_schema
 from allocsvc.api.controllers.v1 import node_states_extras
 from allocsvc.api.controllers.v1 import node_vmedia
 from allocsvc.api.controllers.v1 import types
-from allocsvc.api.controllers.v1 import unprovided
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
 
 _OneNode = node_common.OneNode
 _boolean = node_common.boolean
-_VOLUME = unprovided.UnprovidedResource('volume')
 # The network interface that keeps no VIFs, and where the others keep
 # one: in the internal_info of the port or port group it took.
 _NOOP_NETWORK = 'noop'
@@ -57,8 +55,6 @@ def attach(node_controller):
     node_controller.firmware = FirmwareController(ident)
     node_controller.inventory = InventoryController(ident)
     node_controller.history = HistoryController(ident)
-    # Volume connectors and targets are not provided, under a node either.
-    node_controller.volume = _VOLUME
     node_management.attach(node_controller)
     node_vmedia.attach(node_controller)
     node_states_extras.attach(node_controller.states)

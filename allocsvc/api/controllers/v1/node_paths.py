@@ -26,6 +26,8 @@ Where Ironic answers such a path with a server error (a ``GET`` with two
 more segments), it is a 404 here.
 """
 
+import functools
+
 import pecan
 from oslo_utils import strutils
 import webob.exc
@@ -34,7 +36,6 @@ from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
-from allocsvc.api.middleware import errors
 from allocsvc.common import exception
 
 # The resources that take the node last, and the named resources below
@@ -62,42 +63,93 @@ _NODE_METHODS = 'DELETE, GET, PATCH, POST'
 def legacy_path(root, segments):
     """``(node ident, path below the node)`` of ``/v1/nodes/<root>/
     <segments>``, the form that names the node last (``root`` in
-    LEGACY_ROOTS); ``(None, refusal)`` when the path names no node
-    (``refusal``: a controller answering Ironic's 400). An indicator's
+    LEGACY_ROOTS); ``(None, message)`` when the path names no node
+    (``message``: Ironic's 400 saying which argument is missing). An indicator's
     name may follow the node, as Ironic reads it."""
     tree, path, rest = _LEGACY_TREES[root], [root], list(segments)
     while rest and rest[0] in tree:
         tree = tree[rest[0]]
         path.append(rest.pop(0))
     if not rest or not rest[0]:
-        return None, Refusal('Missing mandatory parameter: node_ident')
+        return None, 'Missing mandatory parameter: node_ident'
     ident = rest.pop(0)
     if path[-1] == 'indicators':
         if not rest:
-            return None, Refusal('Missing mandatory parameter: indicator')
+            return None, 'Missing mandatory parameter: indicator'
         path.append(rest.pop(0))
     if rest:
         raise webob.exc.HTTPNotFound()
     return ident, path
 
 
-class Refusal:
-    """Any request: 400 with ``message``, in Ironic's fault document
-    (routing cannot raise one: it would escape as a server error)."""
+def refuse(message, rest=None, **values):
+    """Any request: 400 with ``message``, in Ironic's fault document."""
+    raise utils.BadRequest(message)
 
-    _message = None
 
-    def __init__(self, message):
-        self._message = message
+# Sub-resources of a node that appeared after 1.1: 404 before, whatever
+# the method (Ironic checks the version before routing). The traits of
+# a node are not among them: below 1.37 their path means what Ironic's
+# node methods make of it (``ExtraSegments``).
+SUBRESOURCE_SINCE = {'portgroups': (1, 24), 'vifs': (1, 28),
+                     'bios': (1, 40), 'allocation': (1, 52),
+                     'history': (1, 78), 'inventory': (1, 81),
+                     'children': (1, 83), 'firmware': (1, 86),
+                     'vmedia': (1, 89)}
+TRAITS_SINCE = (1, 37)
+# What lies below /v1/nodes that is not a node ('': below the collection).
+_COLLECTION_PATHS = ('detail', 'validate', '')
 
-    @pecan.expose()
-    def _lookup(self, *remainder):
-        return self, []
 
-    @pecan.expose('json')
-    def index(self, *args, **kwargs):
-        pecan.response.status = 400
-        return errors.fault_body(400, self._message)
+def valid_ident(ident):
+    # Whatever the version: below 1.5 a name is then not found, below
+    # 1.10 one that is no host name a 400 (node_common.get_node).
+    return utils.is_uuid(ident) or utils.is_name_syntax(ident)
+
+
+def check_ident(ident, name='node'):
+    """As Ironic: a node's ident is checked before anything else, with
+    its words for the argument ``name``."""
+    if not valid_ident(ident):
+        raise webob.exc.HTTPBadRequest(
+            detail='Expected UUID or name for %s: %s' % (name, ident))
+
+
+def resolve(segments, extra):
+    """``/v1/nodes/...`` (``segments``) as the route table reads it: the
+    node named last moved after ``nodes``; or ``(handler, path values,
+    rest)`` when Ironic answers the path before any route: a 400 for a
+    path naming no node or an invalid one, ``extra`` (what a node's
+    methods make of extra segments) for its traits below 1.37. 404 for a
+    node's sub-resource without a node or newer than the request."""
+    if len(segments) < 3 or segments[2] in _COLLECTION_PATHS:
+        return segments
+    ident, remainder = segments[2], segments[3:]
+    if any('\x00' in segment for segment in segments[2:]):
+        raise webob.exc.HTTPBadRequest(
+            detail='The request path contains a NUL character.')
+    if ident in LEGACY_ROOTS:
+        # /v1/nodes/states/console/{node}: the node comes last.
+        ident, remainder = legacy_path(ident, remainder)
+        if ident is None:
+            return functools.partial(refuse, remainder), {}, []
+    elif ident in SUBRESOURCES:
+        raise webob.exc.HTTPNotFound()
+    if remainder and remainder[0] in LEGACY_ROOTS and \
+            not valid_ident(ident):
+        # Ironic's states, management... resources check the node
+        # themselves, as their argument node_ident.
+        return functools.partial(
+            refuse, 'Expected UUID or name for node_ident: %s' % ident), \
+            {}, []
+    check_ident(ident)
+    if remainder:
+        if remainder[0] == 'traits' and not utils.allowed(TRAITS_SINCE):
+            return extra, {'node': ident}, remainder
+        since = SUBRESOURCE_SINCE.get(remainder[0])
+        if since is not None and not utils.allowed(since):
+            raise webob.exc.HTTPNotFound()
+    return segments[:2] + [ident] + list(remainder)
 
 
 class ExtraSegments(base.Resource):
@@ -152,6 +204,3 @@ class ExtraSegments(base.Resource):
     def _delete(self):
         raise exception.NotFound('Resource could not be found.')
 
-
-# Every controller class here (the routing hook reads their attributes).
-CONTROLLER_CLASSES = (ExtraSegments, Refusal)

@@ -10,9 +10,7 @@ version: not a 405, which would suggest another method might work, nor
 routing's bare "could not be found", which reads like a bug.
 """
 
-import pecan
-
-from allocsvc.api.middleware import errors
+from allocsvc.common import exception
 
 # Ironic 39's top-level resources that allocsvc does not serve.
 NAMES = (
@@ -30,22 +28,12 @@ MESSAGE = ('This service does not provide the %s resource of the Bare '
            'Metal API.')
 
 
-class UnprovidedResource:
-    """``/v1/<name>`` and every path under it: 404 with a fault saying
-    the resource is not provided."""
+def answer(name, rest=None, **values):
+    """``/v1/<name>`` and every path under it, whatever the method: 404
+    with a fault saying the resource is not provided."""
+    raise exception.NotFound(MESSAGE % name)
 
-    # Declared on the class so that the routing hook refuses a path
-    # segment of this name (see hooks.py).
-    _resource = None
 
-    def __init__(self, name):
-        self._resource = name
-
-    @pecan.expose()
-    def _lookup(self, *remainder):
-        return self, []
-
-    @pecan.expose('json')
-    def index(self, *args, **kwargs):
-        pecan.response.status = 404
-        return errors.fault_body(404, MESSAGE % self._resource)
+# Volume connectors and targets are not provided, under a node either.
+def volume(rest=None, **values):
+    return answer('volume')

@@ -1,0 +1,194 @@
+"""The bare-metal URL surface (``/`` and ``/v1``) in one table.
+
+Each row: the path, the first microversion it exists at (404 before),
+its handler per method, and what it answers for paths below it that no
+row names (``dispatch``: 404 by default). ``dispatch`` derives 404, 405
+and ``Allow`` from the rows; the resource gates and the node path
+reader answer what Ironic checks before any of that.
+"""
+
+import functools
+
+import webob.exc
+
+from allocsvc.api.controllers.v1 import allocation
+from allocsvc.api.controllers.v1 import chassis
+from allocsvc.api.controllers.v1 import conductor
+from allocsvc.api.controllers.v1 import dispatch
+from allocsvc.api.controllers.v1 import driver
+from allocsvc.api.controllers.v1 import node
+from allocsvc.api.controllers.v1 import node_extras
+from allocsvc.api.controllers.v1 import node_management
+from allocsvc.api.controllers.v1 import node_paths
+from allocsvc.api.controllers.v1 import node_states
+from allocsvc.api.controllers.v1 import node_states_extras
+from allocsvc.api.controllers.v1 import node_traits
+from allocsvc.api.controllers.v1 import node_vmedia
+from allocsvc.api.controllers.v1 import port
+from allocsvc.api.controllers.v1 import portgroup
+from allocsvc.api.controllers.v1 import shard
+from allocsvc.api.controllers.v1 import unprovided
+from allocsvc.api.controllers.v1 import version_documents as docs
+
+P = functools.partial
+L = dispatch.Legacy
+ANY, AS_METHODS = dispatch.ANY, dispatch.AS_METHODS
+# What Ironic's routing answers below some resources.
+FORBIDDEN = dispatch.Refuse(webob.exc.HTTPForbidden,
+                            detail='Operation not permitted.')
+NOT_ALLOWED = dispatch.Refuse(webob.exc.HTTPMethodNotAllowed)
+N = '/v1/nodes/{node}'
+
+
+def _all(handler, methods=('DELETE', 'GET', 'PATCH', 'POST', 'PUT')):
+    return dict.fromkeys(methods, handler)
+
+
+_nodes = L(node.NodesController)
+_node = L(node.NodeController)
+_chassis_nodes = L(P(node.NodesController))
+_node_ports = L(lambda n: port.PortsController(node_ident=n))
+_pg_ports = L(lambda pg: port.PortsController(portgroup_ident=pg))
+_node_pgs = L(lambda n: portgroup.PortgroupsController(node_ident=n))
+_mgmt = node_management
+_extras = node_extras
+_sx = node_states_extras
+
+ROUTES = [
+    # path                       since    {method: handler}        below
+    ('/', None, {'GET': docs.root, 'HEAD': docs.root}),
+    ('/v1', None, {'GET': docs.v1, 'HEAD': docs.v1}),
+    ('/v1/nodes', None, _all(_nodes, ('GET', 'POST')), AS_METHODS),
+    ('/v1/nodes/detail', None, {'GET': L(node.NodesController, 'detail')},
+     AS_METHODS),
+    ('/v1/nodes/validate', None,
+     {'GET': L(node.NodesController, 'validate')}, AS_METHODS),
+    (N, None, _all(_node, ('DELETE', 'GET', 'PATCH')),
+     L(node.extra_segments)),
+    (N + '/validate', None, {'GET': L(node.NodeController, 'validate')},
+     AS_METHODS),
+    (N + '/children', (1, 83), {'GET': L(node.NodeController, 'children')},
+     AS_METHODS),
+    (N + '/states', None, {'GET': L(node_states.NodeStatesController)},
+     AS_METHODS),
+    (N + '/states/power', None,
+     {'PUT': L(node_states.NodePowerStateController)}),
+    (N + '/states/provision', None,
+     {'PUT': L(node_states.NodeProvisionStateController)}),
+    (N + '/states/console', None, _all(L(_sx.ConsoleController),
+                                       ('GET', 'PUT'))),
+    (N + '/states/raid', None, {'PUT': L(_sx.RaidController)}),
+    (N + '/states/boot_mode', None, {'PUT': L(_sx.BootModeController)}),
+    (N + '/states/secure_boot', None, {'PUT': L(_sx.SecureBootController)}),
+    (N + '/maintenance', None, _all(
+        L(node_states.NodeMaintenanceController), ('DELETE', 'PUT'))),
+    (N + '/traits', (1, 37), _all(L(node_traits.NodeTraitsController),
+                                  ('DELETE', 'GET', 'PUT'))),
+    (N + '/traits/{trait}', (1, 37), _all(
+        L(node_traits.NodeTraitController), ('DELETE', 'PUT'))),
+    (N + '/allocation', (1, 52), _all(
+        L(allocation.NodeAllocationController), ('DELETE', 'GET')),
+     NOT_ALLOWED),
+    (N + '/ports', None, _all(_node_ports, ('GET', 'POST')), FORBIDDEN),
+    (N + '/ports/detail', None, {'GET': L(
+        lambda n: port.PortsController(node_ident=n), 'detail')},
+     AS_METHODS),
+    (N + '/portgroups', (1, 24), _all(_node_pgs, ('GET', 'POST')),
+     FORBIDDEN),
+    (N + '/portgroups/detail', (1, 24), {'GET': L(
+        lambda n: portgroup.PortgroupsController(node_ident=n), 'detail')},
+     AS_METHODS),
+    (N + '/vifs', (1, 28), _all(L(_extras.VifsController), ('GET', 'POST'))),
+    (N + '/vifs/{vif}', (1, 28), {'DELETE': L(_extras.VifController)}),
+    (N + '/bios', (1, 40), {'GET': L(_extras.BiosController)}),
+    (N + '/bios/{setting}', (1, 40),
+     {'GET': L(_extras.BiosSettingController)}),
+    (N + '/inventory', (1, 81), {'GET': L(_extras.InventoryController)}),
+    (N + '/history', (1, 78), {'GET': L(_extras.HistoryController)}),
+    (N + '/history/{event}', (1, 78),
+     {'GET': L(_extras.HistoryEventController)}),
+    (N + '/firmware', (1, 86), {'GET': L(_extras.FirmwareController)}),
+    (N + '/volume', None, {ANY: unprovided.volume}, unprovided.volume),
+    (N + '/management', None, {ANY: NOT_ALLOWED}, NOT_ALLOWED),
+    (N + '/management/boot_device', None, _all(
+        L(_mgmt.BootDeviceController), ('GET', 'PUT'))),
+    (N + '/management/boot_device/supported', None,
+     {'GET': L(_mgmt.SupportedBootDevicesController)}),
+    (N + '/management/inject_nmi', None,
+     {'PUT': L(_mgmt.InjectNmiController)}),
+    (N + '/management/indicators', None, _all(
+        L(_mgmt.IndicatorsController), ('GET', 'PUT'))),
+    (N + '/management/indicators/{indicator}', None, _all(
+        L(_mgmt.IndicatorController), ('GET', 'PUT'))),
+    (N + '/vendor_passthru', None, _all(L(_mgmt.VendorPassthruController))),
+    (N + '/vendor_passthru/methods', None,
+     {'GET': L(_mgmt.VendorMethodsController)}),
+    (N + '/vmedia', (1, 89), _all(L(node_vmedia.VmediaController),
+                                  ('DELETE', 'GET', 'POST'))),
+    ('/v1/chassis', None, _all(L(chassis.ChassisController),
+                               ('GET', 'POST')), AS_METHODS),
+    ('/v1/chassis/detail', None,
+     {'GET': L(chassis.ChassisController, 'detail')}, AS_METHODS),
+    ('/v1/chassis/{chassis}', None, _all(
+        L(chassis.OneChassisController), ('DELETE', 'GET', 'PATCH'))),
+    ('/v1/chassis/{chassis}/nodes', None, _all(_chassis_nodes,
+                                               ('GET', 'POST')),
+     node.malformed),
+    ('/v1/chassis/{chassis}/nodes/detail', None,
+     {'GET': L(P(node.NodesController), 'detail')}, AS_METHODS),
+    ('/v1/ports', None, _all(L(port.PortsController), ('GET', 'POST')),
+     AS_METHODS),
+    ('/v1/ports/detail', None, {'GET': L(port.PortsController, 'detail')},
+     AS_METHODS),
+    ('/v1/ports/{port}', None, _all(L(port.PortController),
+                                    ('DELETE', 'GET', 'PATCH'))),
+    ('/v1/portgroups', None, _all(L(portgroup.PortgroupsController),
+                                  ('GET', 'POST')), AS_METHODS),
+    ('/v1/portgroups/detail', None,
+     {'GET': L(portgroup.PortgroupsController, 'detail')}, AS_METHODS),
+    ('/v1/portgroups/{portgroup}', None, _all(
+        L(portgroup.PortgroupController), ('DELETE', 'GET', 'PATCH'))),
+    ('/v1/portgroups/{portgroup}/ports', (1, 24),
+     _all(_pg_ports, ('GET', 'POST')), FORBIDDEN),
+    ('/v1/portgroups/{portgroup}/ports/detail', (1, 24), {'GET': L(
+        lambda pg: port.PortsController(portgroup_ident=pg), 'detail')},
+     AS_METHODS),
+    ('/v1/drivers', None, {'GET': L(driver.DriversController)}),
+    ('/v1/drivers/{driver}', None, {'GET': L(driver.DriverController)}),
+    ('/v1/drivers/{driver}/properties', None,
+     {'GET': L(driver.DriverPropertiesController)}),
+    ('/v1/drivers/{driver}/raid/logical_disk_properties', None,
+     {'GET': L(driver.LogicalDiskPropertiesController)}),
+    ('/v1/drivers/{driver}/vendor_passthru', None,
+     _all(L(driver.DriverVendorPassthruController))),
+    ('/v1/drivers/{driver}/vendor_passthru/methods', None,
+     {'GET': L(driver.DriverVendorMethodsController)}),
+    ('/v1/conductors', None, {'GET': L(conductor.ConductorsController)}),
+    ('/v1/conductors/{conductor}', None,
+     {'GET': L(conductor.ConductorController)}),
+    ('/v1/allocations', None, _all(L(allocation.AllocationsController),
+                                   ('GET', 'POST'))),
+    ('/v1/allocations/{allocation}', None, _all(
+        L(allocation.AllocationController), ('DELETE', 'GET', 'PATCH'))),
+    ('/v1/shards', None, {'GET': L(shard.ShardsController)}),
+] + [
+    # Ironic's resources this service does not provide: a 404 saying so.
+    ('/v1/' + name, None, {ANY: P(unprovided.answer, name)},
+     P(unprovided.answer, name))
+    for name in unprovided.NAMES
+]
+
+# What a resource refuses before anything else is looked at, whatever
+# the path below it: one that does not exist at the request's version.
+GATES = {
+    'allocations': allocation.gate,
+    'conductors': conductor.gate,
+    'portgroups': portgroup.gate,
+    'shards': shard.gate,
+}
+
+# How the paths of a resource are read before the table is.
+RESOLVERS = {
+    'nodes': functools.partial(
+        node_paths.resolve, extra=L(node.extra_segments)),
+}
