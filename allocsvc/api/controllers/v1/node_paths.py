@@ -64,8 +64,8 @@ def legacy_path(root, segments):
     """``(node ident, path below the node)`` of ``/v1/nodes/<root>/
     <segments>``, the form that names the node last (``root`` in
     LEGACY_ROOTS); ``(None, message)`` when the path names no node
-    (``message``: Ironic's 400 saying which argument is missing). An indicator's
-    name may follow the node, as Ironic reads it."""
+    (``message``: Ironic's 400 saying which argument is missing). An
+    indicator's name may follow the node, as Ironic reads it."""
     tree, path, rest = _LEGACY_TREES[root], [root], list(segments)
     while rest and rest[0] in tree:
         tree = tree[rest[0]]
@@ -203,4 +203,3 @@ class ExtraSegments(base.Resource):
     @base.expose(None)
     def _delete(self):
         raise exception.NotFound('Resource could not be found.')
-
