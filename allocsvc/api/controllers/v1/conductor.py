@@ -1,10 +1,10 @@
 """``/v1/conductors`` (1.49): the conductor services and whether they are
 alive, as Ironic shows them.
 
-Route table::
+Routes (``routes.ROUTES``)::
 
     GET /v1/conductors               list (?detail, ?fields, paging)
-    GET /v1/conductors/{hostname}    show
+    GET /v1/conductors/{conductor}   show (by host name)
 
 A conductor is ``alive`` while it is online and its heartbeat is younger
 than ``[conductor] heartbeat_timeout`` seconds. The list is short (one
@@ -13,11 +13,9 @@ row per conductor process), so it is read whole and paged here.
 
 import pecan
 import webob.exc
-from wsme import types as wtypes
 
 from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import base
-from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
 from allocsvc import objects
@@ -91,68 +89,45 @@ def gate():
         raise webob.exc.HTTPNotFound()
 
 
-class ConductorsController:
-    """``/v1/conductors``; ``/v1/conductors/{hostname}`` is a
-    ``ConductorController`` (see ``_lookup``)."""
-
-    @pecan.expose()
-    def _lookup(self, hostname, *remainder):
-        return ConductorController(hostname), list(remainder)
-
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed('GET')
-
-    @index.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.ConductorCollection, wtypes.text, wtypes.text,
-                 wtypes.text, wtypes.text, wtypes.text, wtypes.text)
-    def _list(self, detail=None, fields=None, limit=None, marker=None,
-              sort_key='id', sort_dir='asc'):
-        utils.check_arguments(pecan.request.GET, LIST_PARAMS)
-        access.authorize('baremetal:conductor:get')
-        detail_given = detail
-        detail = utils.parse_bool('detail', detail)
-        names = _return_fields(fields, detail)
-        limit = utils.parse_limit(limit)
-        utils.check_sort(sort_key, sort_dir, SORTABLE, UNSORTABLE)
-        conductors = _sorted(
-            objects.Conductor.list(utils.context(),
-                                   heartbeat_timeout(utils.conf())),
-            sort_key, sort_dir)
-        if marker is not None:
-            _check_hostname(marker)
-            hosts = [c.hostname for c in conductors]
-            if marker not in hosts:
-                raise exception.ConductorNotFound(marker)
-            conductors = conductors[hosts.index(marker) + 1:]
-        items = [render(c) for c in conductors[:limit]]
-        document = utils.collection(
-            'conductors', items, limit, marker_key='hostname',
-            sort_key=sort_key, sort_dir=sort_dir, detail=detail_given,
-            fields=fields)
-        document['conductors'] = [utils.select_fields(item, names)
-                                  for item in items]
-        return types.ConductorCollection.from_document(document)
+def list_conductors():
+    params = pecan.request.GET
+    utils.check_arguments(params, LIST_PARAMS)
+    access.authorize('baremetal:conductor:get')
+    detail_given = params.get('detail')
+    fields = params.get('fields')
+    sort_key = params.get('sort_key', 'id')
+    sort_dir = params.get('sort_dir', 'asc')
+    detail = utils.parse_bool('detail', detail_given)
+    names = _return_fields(fields, detail)
+    limit = utils.parse_limit(params.get('limit'))
+    utils.check_sort(sort_key, sort_dir, SORTABLE, UNSORTABLE)
+    conductors = _sorted(
+        objects.Conductor.list(utils.context(),
+                               heartbeat_timeout(utils.conf())),
+        sort_key, sort_dir)
+    marker = params.get('marker')
+    if marker is not None:
+        _check_hostname(marker)
+        hosts = [c.hostname for c in conductors]
+        if marker not in hosts:
+            raise exception.ConductorNotFound(marker)
+        conductors = conductors[hosts.index(marker) + 1:]
+    items = [render(c) for c in conductors[:limit]]
+    document = utils.collection(
+        'conductors', items, limit, marker_key='hostname',
+        sort_key=sort_key, sort_dir=sort_dir, detail=detail_given,
+        fields=fields)
+    document['conductors'] = [utils.select_fields(item, names)
+                              for item in items]
+    return document
 
 
-class ConductorController(base.Resource):
-    """``/v1/conductors/{hostname}``."""
-
-    def __init__(self, hostname):
-        self.hostname = hostname
-
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed('GET')
-
-    @index.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.Conductor, wtypes.text)
-    def _get(self, fields=None):
-        utils.check_arguments(pecan.request.GET, ('fields',))
-        access.authorize('baremetal:conductor:get')
-        names = utils.parse_fields(fields, FIELDS)
-        _check_hostname(self.hostname)
-        conductor = objects.Conductor.get(utils.context(), self.hostname,
-                                          heartbeat_timeout(utils.conf()))
-        return types.Conductor.from_document(
-            utils.select_fields(render(conductor), names))
+def show_conductor(conductor):
+    params = pecan.request.GET
+    utils.check_arguments(params, ('fields',))
+    access.authorize('baremetal:conductor:get')
+    names = utils.parse_fields(params.get('fields'), FIELDS)
+    _check_hostname(conductor)
+    found = objects.Conductor.get(utils.context(), conductor,
+                                  heartbeat_timeout(utils.conf()))
+    return utils.select_fields(render(found), names)

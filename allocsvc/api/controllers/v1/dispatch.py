@@ -21,15 +21,30 @@ The path is split as Pecan splits it (``/v1/nodes/`` is ``/v1/nodes``;
    the resource takes, else its 405), or a handler of its own. No row
    at all is a 404.
 
-A handler is a function of the path's values (``node=...``), or, while
-a resource still has them, a Pecan controller built from those values
-(``Legacy``), whose generic ``index`` Pecan then calls.
+A handler is a function of the path's values (``node=...``) and, if it
+has a ``body`` parameter, of the request's JSON body (``read_body``). It
+returns the document to answer with (200), or a ``Reply`` (another
+status, a ``Location``, no body); what it raises becomes Ironic's fault
+document (``fault``). While a resource still has them, a handler may be
+a Pecan controller built from the path's values (``Legacy``), whose
+generic ``index`` Pecan then calls.
+
+WSME is not in the path of the handlers: each resource has one
+representation, the JSON document its handler builds (its fields at the
+request's version, which no static type describes), and the JSON
+schemas beside it validate what comes in, with Ironic's messages. WSME
+had turned that document into typed objects and back into the same
+JSON, and validated nothing of the bodies (typed "any JSON"). What it
+did at the edges is kept here: how a body is read (``read_body``) and
+how an error is answered (``fault``).
 """
 
 import http.client
+import inspect
 import json
 import logging
 import re
+from xml.etree import ElementTree
 
 from oslo_db import exception as db_exc
 import pecan
@@ -148,14 +163,75 @@ def fault(error):
                            'faultstring': str(error), 'debuginfo': None}
 
 
+class UnsupportedBody(exception.AllocsvcException):
+    status = 415
+
+
+# The media types of a JSON body, and of an XML one (WSME's).
+JSON_TYPES = ('application/json', 'text/javascript', 'application/javascript')
+XML_TYPES = ('text/xml',)
+
+
+def read_body(request, wanted):
+    """The request's body as a handler reads it, as WSME read it: None
+    when there is none (or a form); JSON parsed, 400 when it is not
+    JSON; an XML document's text; 415 for any other media type. For a
+    handler that takes no body (not ``wanted``), None, once a JSON body
+    is found to be an object."""
+    body = request.body
+    if not body:
+        return None
+    mimetype = request.content_type
+    if mimetype == 'application/x-www-form-urlencoded':
+        return None
+    if mimetype in JSON_TYPES:
+        try:
+            document = json.loads(body.decode('utf-8'))
+        except ValueError:
+            raise exception.BadRequest('Request is not in valid JSON format')
+        if not wanted and not isinstance(document, dict):
+            raise exception.BadRequest('Request must be a JSON dict')
+        return document if wanted else None
+    if mimetype in XML_TYPES:
+        try:
+            element = ElementTree.fromstring(body)
+        except ElementTree.ParseError:
+            raise exception.BadRequest('Request is not in valid XML format')
+        if not wanted or element.get('nil') == 'true':
+            return None
+        return element.text
+    raise UnsupportedBody('Unknown mimetype: %s' % mimetype)
+
+
+def bodiless(handler):
+    """Mark ``handler`` as one that never reads the body (nor checks
+    it): the version documents and the routing refusals."""
+    handler.bodiless = True
+    return handler
+
+
+def _takes_body(handler):
+    return 'body' in inspect.signature(handler).parameters
+
+
+def _reads_body(handler):
+    return not getattr(getattr(handler, 'func', handler), 'bodiless', False)
+
+
 def run(handler, values, rest):
     """The response of ``handler`` for the path's ``values``; an error
     it raises becomes Ironic's fault document."""
     try:
         try:
+            arguments = dict(values)
             if rest:
-                return render(handler(rest=rest, **values))
-            return render(handler(**values))
+                arguments['rest'] = rest
+            wanted = _takes_body(handler)
+            if _reads_body(handler):
+                body = read_body(pecan.request, wanted)
+                if wanted:
+                    arguments['body'] = body
+            return render(handler(**arguments))
         except db_exc.DBConnectionError as exc:
             # Lost outside the DB layer's retries (which raise the 503
             # DatabaseUnavailable themselves): the same answer.

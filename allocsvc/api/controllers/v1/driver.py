@@ -1,7 +1,7 @@
 """``/v1/drivers``: the hardware types nodes may use, as Ironic shows
 them.
 
-Route table::
+Routes (``routes.ROUTES``)::
 
     GET /v1/drivers                          list (?type, ?detail: 1.30)
     GET /v1/drivers/{name}                   show (always in detail)
@@ -25,13 +25,10 @@ their configured order (Ironic's order is arbitrary).
 """
 
 import pecan
-import webob.exc
-from wsme import types as wtypes
 
 from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import conductor as conductor_api
-from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
 from allocsvc.common import fake_driver
@@ -105,9 +102,6 @@ def render(name, hosts, detail):
     return document
 
 
-_boolean = utils.strict_bool
-
-
 def _needs_dynamic(value):
     """Ironic's 406 for ``type`` or ``detail`` before 1.30."""
     if value is not None and not utils.allowed(DYNAMIC_VERSION):
@@ -124,194 +118,80 @@ def _driver_hosts(name):
     return hosts[name]
 
 
-class DriversController:
-    """``/v1/drivers``; ``/v1/drivers/{name}`` is a ``DriverController``
-    (see ``_lookup``)."""
-
-    @pecan.expose()
-    def _lookup(self, name, *remainder):
-        return DriverController(name), list(remainder)
-
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed('GET')
-
-    @index.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.jsontype, wtypes.text, wtypes.text)
-    def _list(self, type=None, detail=None):
-        utils.check_arguments(pecan.request.GET, ('type', 'detail'))
-        access.authorize('baremetal:driver:get')
-        detail = _boolean('detail', detail)
-        _needs_dynamic(detail)
-        _needs_dynamic(type)
-        if type not in (None, 'classic', 'dynamic'):
-            raise utils.BadRequest('"type" filter must be one of "classic" '
-                                   'or "dynamic", if specified.')
-        # Every hardware type is dynamic: there are no classic drivers.
-        hosts = _hosts() if type != 'classic' else {}
-        return {'drivers': [render(name, hosts[name], detail)
-                            for name in sorted(hosts)]}
+def list_drivers():
+    params = pecan.request.GET
+    utils.check_arguments(params, ('type', 'detail'))
+    access.authorize('baremetal:driver:get')
+    kind = params.get('type')
+    detail = utils.strict_bool('detail', params.get('detail'))
+    _needs_dynamic(detail)
+    _needs_dynamic(kind)
+    if kind not in (None, 'classic', 'dynamic'):
+        raise utils.BadRequest('"type" filter must be one of "classic" or '
+                               '"dynamic", if specified.')
+    # Every hardware type is dynamic: there are no classic drivers.
+    hosts = _hosts() if kind != 'classic' else {}
+    return {'drivers': [render(name, hosts[name], detail)
+                        for name in sorted(hosts)]}
 
 
-class DriverController(base.Resource):
-    """``/v1/drivers/{name}`` and what is under it."""
-
-    _name = None  # declared here so that routing refuses it (hooks.py)
-
-    def __init__(self, name):
-        self._name = name
-        self.properties = DriverPropertiesController(name)
-        self.raid = DriverRaidController(name)
-        self.vendor_passthru = DriverVendorPassthruController(name)
-
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed('GET')
-
-    @index.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.jsontype)
-    def _get(self):
-        utils.check_arguments(pecan.request.GET, ())
-        access.authorize('baremetal:driver:get')
-        return render(self._name, _driver_hosts(self._name), detail=True)
+def show_driver(driver):
+    utils.check_arguments(pecan.request.GET, ())
+    access.authorize('baremetal:driver:get')
+    return render(driver, _driver_hosts(driver), detail=True)
 
 
-class DriverPropertiesController(base.Resource):
-    """``/v1/drivers/{name}/properties``: what the interfaces a node of
-    the driver gets by default read from the node, with descriptions."""
-
-    _name = None
-
-    def __init__(self, name):
-        self._name = name
-
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed('GET')
-
-    @index.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.jsontype)
-    def _get(self):
-        utils.check_arguments(pecan.request.GET, ())
-        access.authorize('baremetal:driver:get_properties')
-        _driver_hosts(self._name)
-        properties = {}
-        for kind in hardware.INTERFACE_TYPES:
-            try:
-                default = hardware.default_interface(utils.conf(),
-                                                     self._name, kind)
-            except exception.InvalidParameterValue:
-                continue
-            properties.update(_PROPERTIES.get((kind, default), {}))
-        return properties
+def driver_properties(driver):
+    """What the interfaces a node of the driver gets by default read
+    from the node, with descriptions."""
+    utils.check_arguments(pecan.request.GET, ())
+    access.authorize('baremetal:driver:get_properties')
+    _driver_hosts(driver)
+    properties = {}
+    for kind in hardware.INTERFACE_TYPES:
+        try:
+            default = hardware.default_interface(utils.conf(), driver, kind)
+        except exception.InvalidParameterValue:
+            continue
+        properties.update(_PROPERTIES.get((kind, default), {}))
+    return properties
 
 
-class DriverRaidController(base.Resource):
-    """``/v1/drivers/{name}/raid/logical_disk_properties`` (1.12)."""
-
-    _name = None
-
-    def __init__(self, name):
-        self._name = name
-        self.logical_disk_properties = LogicalDiskPropertiesController(name)
-
-    @pecan.expose('json')
-    def index(self, *args, **kwargs):
-        raise webob.exc.HTTPNotFound()
-
-
-class LogicalDiskPropertiesController(base.Resource):
-    """``.../raid/logical_disk_properties``."""
-
-    _name = None
-
-    def __init__(self, name):
-        self._name = name
-
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed('GET')
-
-    @index.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.jsontype)
-    def _get(self):
-        utils.check_arguments(pecan.request.GET, ())
-        access.authorize('baremetal:driver:get_raid_logical_disk_properties')
-        if not utils.allowed(RAID_VERSION):
-            raise utils.NotAcceptable('Request not acceptable.')
-        _driver_hosts(self._name)
-        raid = hardware.default_interface(utils.conf(), self._name, 'raid')
-        if not fake_driver.supports(raid):
-            # Ironic answers a driver without RAID support with a 404.
-            raise fake_driver.unsupported(self._name, 'raid', status=404)
-        return dict(fake_driver.LOGICAL_DISK_PROPERTIES)
+def logical_disk_properties(driver):
+    """``.../raid/logical_disk_properties`` (1.12)."""
+    utils.check_arguments(pecan.request.GET, ())
+    access.authorize('baremetal:driver:get_raid_logical_disk_properties')
+    if not utils.allowed(RAID_VERSION):
+        raise utils.NotAcceptable('Request not acceptable.')
+    _driver_hosts(driver)
+    raid = hardware.default_interface(utils.conf(), driver, 'raid')
+    if not fake_driver.supports(raid):
+        # Ironic answers a driver without RAID support with a 404.
+        raise fake_driver.unsupported(driver, 'raid', status=404)
+    return dict(fake_driver.LOGICAL_DISK_PROPERTIES)
 
 
-class DriverVendorPassthruController(base.Resource):
-    """``/v1/drivers/{name}/vendor_passthru``: the driver's vendor
-    interface offers no driver-wide method."""
-
-    _name = None
-
-    def __init__(self, name):
-        self._name = name
-        self.methods = DriverVendorMethodsController(name)
-
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed('DELETE, GET, PATCH, POST, PUT')
-
-    def _passthru(self):
-        params = dict(pecan.request.GET.items())
-        utils.check_arguments(params, ('method',))
-        access.authorize('baremetal:driver:vendor_passthru')
-        method = params.get('method')
-        if not method:
-            raise utils.BadRequest('Method not specified')
-        _driver_hosts(self._name)
-        raise exception.InvalidParameterValue('No handler for method %s'
-                                              % method)
-
-    @index.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.jsontype)
-    def _get(self):
-        return self._passthru()
-
-    @index.when(method='POST', **base.WSME_JSON)
-    @base.expose(types.jsontype, body=types.jsontype)
-    def _post(self, body=None):
-        return self._passthru()
-
-    @index.when(method='PUT', **base.WSME_JSON)
-    @base.expose(types.jsontype, body=types.jsontype)
-    def _put(self, body=None):
-        return self._passthru()
-
-    @index.when(method='PATCH', **base.WSME_JSON)
-    @base.expose(types.jsontype, body=types.jsontype)
-    def _patch(self, body=None):
-        return self._passthru()
-
-    @index.when(method='DELETE', **base.WSME_JSON)
-    @base.expose(types.jsontype)
-    def _delete(self):
-        return self._passthru()
+def vendor_passthru(driver, body=None):
+    """``.../vendor_passthru?method=``: the driver's vendor interface
+    offers no driver-wide method."""
+    params = dict(pecan.request.GET.items())
+    utils.check_arguments(params, ('method',))
+    access.authorize('baremetal:driver:vendor_passthru')
+    method = params.get('method')
+    if not method:
+        raise utils.BadRequest('Method not specified')
+    _driver_hosts(driver)
+    raise exception.InvalidParameterValue('No handler for method %s'
+                                          % method)
 
 
-class DriverVendorMethodsController(base.Resource):
-    _name = None
+def vendor_passthru_without_body(driver):
+    """``GET`` and ``DELETE`` of ``.../vendor_passthru``: no body."""
+    return vendor_passthru(driver)
 
-    def __init__(self, name):
-        self._name = name
 
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed('GET')
-
-    @index.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.jsontype)
-    def _get(self):
-        utils.check_arguments(pecan.request.GET, ())
-        access.authorize('baremetal:driver:vendor_passthru')
-        _driver_hosts(self._name)
-        return {}
+def vendor_methods(driver):
+    utils.check_arguments(pecan.request.GET, ())
+    access.authorize('baremetal:driver:vendor_passthru')
+    _driver_hosts(driver)
+    return {}

@@ -1,34 +1,10 @@
-"""``/v1/nodes``: Ironic's node API, for the parts allocsvc serves.
-
-Routes (Pecan's object dispatch: sub-resources are attributes, a node's
-ident goes through ``_lookup``, and each resource's generic ``index``
-takes the methods it lists; a path not listed is a 404, a method a path
-does not take a 405 with ``Allow``)::
-
-    GET, POST           /v1/nodes                    NodesController
-    GET                 /v1/nodes/detail
-    GET, PATCH, DELETE  /v1/nodes/{node}             NodeController
-    GET                 /v1/nodes/{node}/states      node_states
-    PUT                 /v1/nodes/{node}/states/power
-    PUT                 /v1/nodes/{node}/states/provision
-    PUT, DELETE         /v1/nodes/{node}/maintenance
-    GET, PUT, DELETE    /v1/nodes/{node}/traits      (1.37) node_traits
-    PUT, DELETE         /v1/nodes/{node}/traits/{trait}
-    GET, DELETE         /v1/nodes/{node}/allocation  (1.52) allocation
-    GET                 /v1/nodes/{node}/ports[/detail]        port
-    GET                 /v1/nodes/{node}/portgroups[/detail]   (1.24)
-    GET                 /v1/nodes/{node}/validate
-    GET                 /v1/nodes/{node}/children    (1.83)
-    GET                 /v1/nodes/validate?node=     (node_uuid= too)
-    GET                 /v1/chassis/{chassis}/nodes[/detail]   the
-                        chassis's nodes (any other request there is
-                        Ironic's 400 "Malformed request URI.")
-    *                   /v1/nodes/states/.../{node}  node_paths: Ironic's
-                        (and management, maintenance,  older form, the node
-                        vendor_passthru)               last
-    *                   /v1/nodes/{node}/{other}     node_paths: what
-                                                     Ironic's node methods
-                                                     make of it
+"""``/v1/nodes``: Ironic's node API, for the parts allocsvc serves: the
+collection, one node (show, patch, delete, validate, children) and the
+nodes of a chassis. Their rows, and those of a node's sub-resources
+(``node_states``, ``node_management``, ``node_vifs``, ``node_traits``,
+``node_records``, ports, port groups, its allocation), are in
+``routes.ROUTES``; what Ironic makes of other node paths is
+``node_paths``'.
 
 Handlers check the request as Ironic does (microversion of every field,
 filter and verb; Ironic's messages) and leave the rules of changing a
@@ -44,13 +20,11 @@ from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import allocation as allocation_api
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import chassis_schema
+from allocsvc.api.controllers.v1 import dispatch
 from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import node_conductor
-from allocsvc.api.controllers.v1 import node_extras
 from allocsvc.api.controllers.v1 import node_paths
 from allocsvc.api.controllers.v1 import node_schema
-from allocsvc.api.controllers.v1 import node_states
-from allocsvc.api.controllers.v1 import node_traits
 from allocsvc.api.controllers.v1 import port
 from allocsvc.api.controllers.v1 import portgroup
 from allocsvc.api.controllers.v1 import types
@@ -92,6 +66,7 @@ _PAGING = ('limit', 'marker', 'sort_key', 'sort_dir')
 _MALFORMED = 'Malformed request URI.'
 
 
+@dispatch.bodiless
 def malformed(chassis, rest=None):
     """``/v1/chassis/{chassis}/nodes/{ident}`` and every path below it,
     whatever the method: Ironic's 400 fault "Malformed request URI.".
@@ -313,13 +288,9 @@ class NodeController(base.Resource):
 
     def __init__(self, ident):
         self.ident = ident
-        self.states = node_states.NodeStatesController(ident)
-        self.maintenance = node_states.NodeMaintenanceController(ident)
-        self.traits = node_traits.NodeTraitsController(ident)
         self.allocation = allocation_api.NodeAllocationController(ident)
         self.ports = port.PortsController(node_ident=ident)
         self.portgroups = portgroup.PortgroupsController(node_ident=ident)
-        node_extras.attach(self)
 
     @pecan.expose('json', generic=True)
     def validate(self, *args, **kwargs):

@@ -180,8 +180,12 @@ def json_object(body, allow_empty=False, required=None, schema=None):
 
 
 def set_location(*parts):
-    pecan.response.headers['Location'] = '%s/v1/nodes/%s' % (
-        base.public_url(), '/'.join(parts))
+    pecan.response.headers['Location'] = location(*parts)
+
+
+def location(*parts):
+    """The URL of ``/v1/nodes/<parts>``, for a ``Location`` header."""
+    return '%s/v1/nodes/%s' % (base.public_url(), '/'.join(parts))
 
 
 def query_without_arguments():
@@ -189,32 +193,12 @@ def query_without_arguments():
     utils.check_arguments(query(), ())
 
 
-# -- what the controllers of one node's sub-resources share ------------------
-
-class OneNode(base.Resource):
-    """A controller of something of one node, whose ident it keeps."""
-
-    _ident = None  # declared here so that routing refuses it (hooks.py)
-
-    def __init__(self, ident):
-        self._ident = ident
-
-    def _node(self, action):
-        """The node, if the caller may ``action`` it; the request takes
-        no query parameter."""
-        query_without_arguments()
-        return authorized_node(self._ident, action)
-
-
-def boolean(name, value):
-    """``value`` (a JSON boolean or one of Ironic's boolean strings) as a
-    boolean; Ironic's 400 otherwise."""
-    if isinstance(value, bool):
-        return value
-    try:
-        return strutils.bool_from_string(value, strict=True)
-    except (ValueError, TypeError) as exc:
-        raise utils.BadRequest('Invalid %s: %s' % (name, exc))
+def node_for(ident, action):
+    """The node ``ident`` names, if the caller may ``action`` it, for a
+    request that takes no query parameter: what the handlers of one
+    node's sub-resources start with."""
+    query_without_arguments()
+    return authorized_node(ident, action)
 
 
 def required(body, name):

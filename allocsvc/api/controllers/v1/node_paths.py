@@ -29,10 +29,10 @@ more segments), it is a 404 here.
 import functools
 
 import pecan
-from oslo_utils import strutils
 import webob.exc
 
 from allocsvc.api.controllers.v1 import base
+from allocsvc.api.controllers.v1 import dispatch
 from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
@@ -82,6 +82,7 @@ def legacy_path(root, segments):
     return ident, path
 
 
+@dispatch.bodiless
 def refuse(message, rest=None, **values):
     """Any request: 400 with ``message``, in Ironic's fault document."""
     raise utils.BadRequest(message)
@@ -182,10 +183,7 @@ class ExtraSegments(base.Resource):
     def _patch(self, patch=None):
         node_common.query_without_arguments()
         reset = self._segments[0]
-        try:
-            strutils.bool_from_string(reset, strict=True)
-        except ValueError as exc:
-            raise utils.BadRequest('Invalid reset_interfaces: %s' % exc)
+        utils.strict_bool('reset_interfaces', reset)
         if len(self._segments) > 1:
             # The next segment would be the patch itself.
             raise utils.BadRequest("Schema error for patch: '%s' is not of "

@@ -1,26 +1,39 @@
-"""``/v1/nodes/{node}/states``, ``.../states/power``,
-``.../states/provision`` and ``.../maintenance``.
+"""A node's states (``/v1/nodes/{node}/states`` and everything below
+it) and its maintenance flag (``/v1/nodes/{node}/maintenance``).
+
+Routes (``routes.ROUTES``)::
+
+    GET  .../states                 power, provisioning, RAID (1.12),
+                                    boot mode (1.75)
+    PUT  .../states/power           202
+    PUT  .../states/provision       202
+    GET  .../states/console         enabled? and info
+    PUT  .../states/console         202 (enable or disable)
+    PUT  .../states/raid            204, the target RAID config (1.12)
+    PUT  .../states/boot_mode       202, outcome in last_error (1.76)
+    PUT  .../states/secure_boot     202, outcome in last_error (1.76)
+    PUT, DELETE  .../maintenance    202
 
 The requests are checked here as Ironic's API checks them (version of
-each verb and argument, body shape, the node's state as read), and
-``allocsvc.db.baremetal.provisioning`` (power, maintenance) or
-``allocsvc.db.baremetal.verbs`` (provisioning) then makes the change
-under the node's lock, checking the state again. ``fake-hardware``
-completes every change at once, so the 202 Ironic answers comes with the
-node already in its new state.
+each verb and argument, body shape, the node's state as read); the
+node's conductor then makes the change under the node's lock, checking
+the state again. ``fake-hardware`` completes every change at once, so
+the 202 Ironic answers comes with the node already in its new state;
+what its fake management interface cannot do (a boot mode, secure boot)
+is accepted and recorded in the node's ``last_error``, as Ironic records
+the failure of the background task it starts.
 """
 
 import jsonschema
 import pecan
-import webob.exc
 
 from allocsvc.api.controllers.v1 import access
-from allocsvc.api.controllers.v1 import base
+from allocsvc.api.controllers.v1 import dispatch
 from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import node_schema
-from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
+from allocsvc.common import fake_driver
 from allocsvc.common import fake_steps
 from allocsvc.common import states
 
@@ -178,188 +191,215 @@ def _only_with(verb, only, name, given):
                                'provision state to %s' % (name, only))
 
 
-class _OneNode(base.Resource):
-    """A controller of something of one node, whose ident it keeps;
-    nothing lies below it (404)."""
-
-    def __init__(self, ident):
-        self.ident = ident
-
-
-class NodeStatesController(_OneNode):
-    """``/v1/nodes/{node}/states`` and the two state changes below it."""
-
-    def __init__(self, ident):
-        super().__init__(ident)
-        self.power = NodePowerStateController(ident)
-        self.provision = NodeProvisionStateController(ident)
-
-    @pecan.expose()
-    def _lookup(self, *remainder):
-        # What Ironic answers below the states where nothing is: a
-        # change is refused as one of the states (405), a read is not
-        # found (Ironic's is a server error).
-        if pecan.request.method != 'GET':
-            base.not_allowed('GET')
-        raise webob.exc.HTTPNotFound()
-
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed('GET')
-
-    @index.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.NodeStates)
-    def _get(self):
-        node_common.query_without_arguments()
-        node = node_common.authorized_node(
-            self.ident, 'baremetal:node:get_states')
-        document = {
-            'console_enabled': node.console_enabled,
-            'last_error': node.last_error,
-            'power_state': node.power_state,
-            'provision_state': node_common.provision_state(
-                node.provision_state),
-            'provision_updated_at': utils.isotime(
-                node.provision_updated_at),
-            'target_power_state': node.target_power_state,
-            'target_provision_state': node.target_provision_state,
-        }
-        # Ironic adds the RAID configurations from 1.12 and the boot
-        # mode from 1.75.
-        if utils.allowed((1, 12)):
-            document.update(raid_config=node.raid_config,
-                            target_raid_config=node.target_raid_config)
-        if utils.allowed((1, 75)):
-            document.update(boot_mode=node.boot_mode,
-                            secure_boot=node.secure_boot)
-        return types.NodeStates.from_document(document)
+def get_states(node):
+    """``GET /v1/nodes/{node}/states``."""
+    found = node_common.node_for(node, 'baremetal:node:get_states')
+    document = {
+        'console_enabled': found.console_enabled,
+        'last_error': found.last_error,
+        'power_state': found.power_state,
+        'provision_state': node_common.provision_state(
+            found.provision_state),
+        'provision_updated_at': utils.isotime(found.provision_updated_at),
+        'target_power_state': found.target_power_state,
+        'target_provision_state': found.target_provision_state,
+    }
+    # Ironic adds the RAID configurations from 1.12 and the boot mode
+    # from 1.75.
+    if utils.allowed((1, 12)):
+        document.update(raid_config=found.raid_config,
+                        target_raid_config=found.target_raid_config)
+    if utils.allowed((1, 75)):
+        document.update(boot_mode=found.boot_mode,
+                        secure_boot=found.secure_boot)
+    return document
 
 
-class NodePowerStateController(_OneNode):
+def _accepted(node, *below):
+    """202, pointing to where the change shows."""
+    return dispatch.Reply(202, location=node_common.location(
+        node, 'states', *below))
+
+
+def set_power_state(node, body):
     """``PUT /v1/nodes/{node}/states/power``."""
-
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed('PUT')
-
-    @index.when(method='PUT', **base.WSME_JSON)
-    @base.expose(None, body=types.jsontype, status_code=202)
-    def _put(self, body=None):
-        ident = self.ident
-        body = node_common.json_object(body, required='target')
-        utils.check_arguments(body, ('target', 'timeout'))
-        target = _string(body, 'target', required=True)
-        timeout = body.get('timeout')
-        node = node_common.authorized_node(
-            ident, 'baremetal:node:set_power_state')
-        if (target in _SOFT_TARGETS or timeout is not None) and \
-                not utils.allowed((1, 27)):
-            raise utils.NotAcceptable('Request not acceptable.')
-        if timeout is not None and (
-                isinstance(timeout, bool) or not isinstance(timeout, int)
-                or timeout < 1):
-            raise utils.BadRequest('timeout has to be positive integer')
-        if target not in states.POWER_RESULTS:
-            raise exception.InvalidStateRequested(target, ident,
-                                                  node.power_state)
-        # fake-hardware changes the power state at once: the timeout,
-        # how long to wait for the hardware, never matters.
-        utils.rpcapi().change_node_power_state(utils.context(), node, target)
-        node_common.set_location(ident, 'states')
+    body = node_common.json_object(body, required='target')
+    utils.check_arguments(body, ('target', 'timeout'))
+    target = _string(body, 'target', required=True)
+    timeout = body.get('timeout')
+    found = node_common.authorized_node(node,
+                                        'baremetal:node:set_power_state')
+    if (target in _SOFT_TARGETS or timeout is not None) and \
+            not utils.allowed((1, 27)):
+        raise utils.NotAcceptable('Request not acceptable.')
+    if timeout is not None and (
+            isinstance(timeout, bool) or not isinstance(timeout, int)
+            or timeout < 1):
+        raise utils.BadRequest('timeout has to be positive integer')
+    if target not in states.POWER_RESULTS:
+        raise exception.InvalidStateRequested(target, node,
+                                              found.power_state)
+    # fake-hardware changes the power state at once: the timeout, how
+    # long to wait for the hardware, never matters.
+    utils.rpcapi().change_node_power_state(utils.context(), found, target)
+    return _accepted(node)
 
 
-class NodeProvisionStateController(_OneNode):
-    """``PUT /v1/nodes/{node}/states/provision``."""
-
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed('PUT')
-
-    @index.when(method='PUT', **base.WSME_JSON)
-    @base.expose(None, body=types.jsontype, status_code=202)
-    def _put(self, body=None):
-        # Ironic's order: the arguments' types, the node, the verb's
-        # version and the steps' rules, the node's state, then the
-        # arguments that need another verb or version, then what the
-        # verb itself needs.
-        ident = self.ident
-        body = node_common.json_object(body, required='target')
-        args = _Arguments(body)
-        node = node_common.authorized_node(
-            ident, 'baremetal:node:set_provision_state')
-        target = args.target
-        since = _VERB_SINCE.get(target)
-        if since is not None and not utils.allowed(since):
-            raise utils.NotAcceptable('Request not acceptable.')
-        # Steps of the caller's choice need their own rule (403), with
-        # any verb.
-        for name, steps in (('clean_steps', args.clean_steps),
-                            ('service_steps', args.service_steps)):
-            if steps:
-                access.authorize_node(
-                    'baremetal:node:set_provision_state:' + name, node)
-        verb = _VERB_ALIASES.get(target, target)
-        _check_state(node, target, verb)
-        configdrive = self._configdrive(body, verb)
-        args.check_for(verb)
-        utils.rpcapi().do_provisioning_action(
-            utils.context(), node, verb, configdrive=configdrive,
-            clean_steps=args.clean_steps,
-            rescue_password=args.rescue_password,
-            disable_ramdisk=bool(args.disable_ramdisk),
-            service_steps=args.service_steps)
-        node_common.set_location(ident, 'states')
-
-    @staticmethod
-    def _configdrive(body, verb):
-        configdrive = body.get('configdrive')
-        if configdrive is None:
-            return None
-        if not isinstance(configdrive, (str, dict)):
-            raise utils.BadRequest('Expected a string or an object for '
-                                   'configdrive')
-        allowed = ['active']
-        if utils.allowed((1, 35)):
-            allowed.append('rebuild')
-        if verb not in allowed:
-            raise utils.BadRequest('Adding a config drive is only supported '
-                                   'when setting provision state to %s'
-                                   % ', '.join(allowed))
-        if isinstance(configdrive, dict) and not utils.allowed((1, 56)):
-            raise utils.BadRequest('Providing a JSON object for configdrive '
-                                   'is only supported starting with API '
-                                   'version 1.56')
-        return configdrive
+def set_provision_state(node, body):
+    """``PUT /v1/nodes/{node}/states/provision``, in Ironic's order: the
+    arguments' types, the node, the verb's version and the steps' rules,
+    the node's state, then the arguments that need another verb or
+    version, then what the verb itself needs."""
+    body = node_common.json_object(body, required='target')
+    args = _Arguments(body)
+    found = node_common.authorized_node(
+        node, 'baremetal:node:set_provision_state')
+    target = args.target
+    since = _VERB_SINCE.get(target)
+    if since is not None and not utils.allowed(since):
+        raise utils.NotAcceptable('Request not acceptable.')
+    # Steps of the caller's choice need their own rule (403), with any
+    # verb.
+    for name, steps in (('clean_steps', args.clean_steps),
+                        ('service_steps', args.service_steps)):
+        if steps:
+            access.authorize_node(
+                'baremetal:node:set_provision_state:' + name, found)
+    verb = _VERB_ALIASES.get(target, target)
+    _check_state(found, target, verb)
+    configdrive = _configdrive(body, verb)
+    args.check_for(verb)
+    utils.rpcapi().do_provisioning_action(
+        utils.context(), found, verb, configdrive=configdrive,
+        clean_steps=args.clean_steps, rescue_password=args.rescue_password,
+        disable_ramdisk=bool(args.disable_ramdisk),
+        service_steps=args.service_steps)
+    return _accepted(node)
 
 
-class NodeMaintenanceController(_OneNode):
-    """``/v1/nodes/{node}/maintenance``."""
+def _configdrive(body, verb):
+    configdrive = body.get('configdrive')
+    if configdrive is None:
+        return None
+    if not isinstance(configdrive, (str, dict)):
+        raise utils.BadRequest('Expected a string or an object for '
+                               'configdrive')
+    allowed = ['active']
+    if utils.allowed((1, 35)):
+        allowed.append('rebuild')
+    if verb not in allowed:
+        raise utils.BadRequest('Adding a config drive is only supported '
+                               'when setting provision state to %s'
+                               % ', '.join(allowed))
+    if isinstance(configdrive, dict) and not utils.allowed((1, 56)):
+        raise utils.BadRequest('Providing a JSON object for configdrive is '
+                               'only supported starting with API version '
+                               '1.56')
+    return configdrive
 
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed('DELETE, PUT')
 
-    @index.when(method='PUT', **base.WSME_JSON)
-    @base.expose(None, body=types.jsontype, status_code=202)
-    def _put(self, body=None):
-        ident = self.ident
-        body = node_common.json_object(body, allow_empty=True)
-        params = node_common.query()
-        utils.check_arguments(body, ('reason',))
-        utils.check_arguments(params, ('reason',))
-        reason = _string(body, 'reason')
-        if reason is None:
-            reason = params.get('reason')
-        utils.check_stored_size('reason', reason)
-        node = node_common.authorized_node(
-            ident, 'baremetal:node:set_maintenance')
-        utils.rpcapi().set_maintenance(utils.context(), node, True, reason)
+def get_console(node):
+    """``GET /v1/nodes/{node}/states/console``."""
+    found = node_common.node_for(node, 'baremetal:node:get_console')
+    if not found.console_enabled:
+        return {'console_enabled': False, 'console_info': None}
+    fake_driver.check_console(found)
+    return {'console_enabled': True,
+            'console_info': dict(fake_driver.CONSOLE_INFO)}
 
-    @index.when(method='DELETE', **base.WSME_JSON)
-    @base.expose(None, status_code=202)
-    def _delete(self):
-        ident = self.ident
-        node_common.query_without_arguments()
-        node = node_common.authorized_node(
-            ident, 'baremetal:node:clear_maintenance')
-        utils.rpcapi().set_maintenance(utils.context(), node, False)
+
+def set_console(node, body):
+    """``PUT /v1/nodes/{node}/states/console``: enable or disable."""
+    body = node_common.json_object(body, required='enabled')
+    utils.check_arguments(body, ('enabled',))
+    enabled = utils.strict_bool(
+        'enabled', node_common.required(body, 'enabled'))
+    found = node_common.node_for(node, 'baremetal:node:set_console_state')
+    utils.rpcapi().set_console_mode(utils.context(), found, enabled)
+    return _accepted(node, 'console')
+
+
+def set_raid(node, body):
+    """``PUT /v1/nodes/{node}/states/raid`` (1.12): the node's target
+    RAID configuration (an empty one clears it)."""
+    # Ironic reads a missing body as an empty configuration.
+    config = {} if not pecan.request.body else body
+    if not isinstance(config, dict):
+        raise utils.BadRequest("Expected types <class 'dict'> for "
+                               "target_raid_config: %s" % (config,))
+    utils.check_stored_size('target_raid_config', config)
+    found = node_common.node_for(node, 'baremetal:node:set_raid_state')
+    if not utils.allowed((1, 12)):
+        raise utils.NotAcceptable('Request not acceptable.')
+    utils.rpcapi().set_target_raid_config(utils.context(), found, config)
+    return dispatch.Reply(204)
+
+
+def _boot_setting(node, body, action, check):
+    """``PUT`` of a boot setting (1.76): the ``target`` (``check``
+    reads it, before the node is found), then 202 and the outcome in
+    the node's ``last_error``."""
+    body = node_common.json_object(body, required='target')
+    utils.check_arguments(body, ('target',))
+    target = node_common.required(body, 'target')
+    target = check(target, before_node=True)
+    found = node_common.node_for(node, action)
+    if not utils.allowed((1, 76)):
+        raise exception.NotFound('This endpoint is supported starting '
+                                 'with the API version 1.76')
+    check(target, before_node=False)
+    return found, target
+
+
+def set_boot_mode(node, body):
+    """``PUT /v1/nodes/{node}/states/boot_mode``."""
+    def check(target, before_node):
+        if before_node and not isinstance(target, str):
+            raise utils.BadRequest('Expected string for target: %s'
+                                   % (target,))
+        if not before_node and target not in ('bios', 'uefi'):
+            raise exception.InvalidParameterValue(
+                'Invalid boot mode %s requested for node. Allowed boot '
+                'modes are: bios, uefi' % (target,))
+        return target
+
+    found, target = _boot_setting(node, body, 'baremetal:node:set_boot_mode',
+                                  check)
+    utils.rpcapi().change_node_boot_mode(utils.context(), found, target)
+    return _accepted(node)
+
+
+def set_secure_boot(node, body):
+    """``PUT /v1/nodes/{node}/states/secure_boot``."""
+    def check(target, before_node):
+        return utils.strict_bool('target', target) if before_node \
+            else target
+
+    found, target = _boot_setting(node, body,
+                                  'baremetal:node:set_secure_boot', check)
+    utils.rpcapi().change_node_secure_boot(utils.context(), found, target)
+    return _accepted(node)
+
+
+def set_maintenance(node, body):
+    """``PUT /v1/nodes/{node}/maintenance``: with a ``reason`` in the
+    body or the query."""
+    body = node_common.json_object(body, allow_empty=True)
+    params = node_common.query()
+    utils.check_arguments(body, ('reason',))
+    utils.check_arguments(params, ('reason',))
+    reason = _string(body, 'reason')
+    if reason is None:
+        reason = params.get('reason')
+    utils.check_stored_size('reason', reason)
+    found = node_common.authorized_node(node,
+                                        'baremetal:node:set_maintenance')
+    utils.rpcapi().set_maintenance(utils.context(), found, True, reason)
+    return dispatch.Reply(202)
+
+
+def clear_maintenance(node):
+    """``DELETE /v1/nodes/{node}/maintenance``."""
+    found = node_common.node_for(node, 'baremetal:node:clear_maintenance')
+    utils.rpcapi().set_maintenance(utils.context(), found, False)
+    return dispatch.Reply(202)

@@ -17,13 +17,12 @@ from allocsvc.api.controllers.v1 import conductor
 from allocsvc.api.controllers.v1 import dispatch
 from allocsvc.api.controllers.v1 import driver
 from allocsvc.api.controllers.v1 import node
-from allocsvc.api.controllers.v1 import node_extras
-from allocsvc.api.controllers.v1 import node_management
+from allocsvc.api.controllers.v1 import node_management as mgmt
 from allocsvc.api.controllers.v1 import node_paths
-from allocsvc.api.controllers.v1 import node_states
-from allocsvc.api.controllers.v1 import node_states_extras
-from allocsvc.api.controllers.v1 import node_traits
-from allocsvc.api.controllers.v1 import node_vmedia
+from allocsvc.api.controllers.v1 import node_records as records
+from allocsvc.api.controllers.v1 import node_states as states
+from allocsvc.api.controllers.v1 import node_traits as traits
+from allocsvc.api.controllers.v1 import node_vifs as vifs
 from allocsvc.api.controllers.v1 import port
 from allocsvc.api.controllers.v1 import portgroup
 from allocsvc.api.controllers.v1 import shard
@@ -50,9 +49,6 @@ _chassis_nodes = L(P(node.NodesController))
 _node_ports = L(lambda n: port.PortsController(node_ident=n))
 _pg_ports = L(lambda pg: port.PortsController(portgroup_ident=pg))
 _node_pgs = L(lambda n: portgroup.PortgroupsController(node_ident=n))
-_mgmt = node_management
-_extras = node_extras
-_sx = node_states_extras
 
 ROUTES = [
     # path                       since    {method: handler}        below
@@ -69,23 +65,21 @@ ROUTES = [
      AS_METHODS),
     (N + '/children', (1, 83), {'GET': L(node.NodeController, 'children')},
      AS_METHODS),
-    (N + '/states', None, {'GET': L(node_states.NodeStatesController)},
-     AS_METHODS),
-    (N + '/states/power', None,
-     {'PUT': L(node_states.NodePowerStateController)}),
-    (N + '/states/provision', None,
-     {'PUT': L(node_states.NodeProvisionStateController)}),
-    (N + '/states/console', None, _all(L(_sx.ConsoleController),
-                                       ('GET', 'PUT'))),
-    (N + '/states/raid', None, {'PUT': L(_sx.RaidController)}),
-    (N + '/states/boot_mode', None, {'PUT': L(_sx.BootModeController)}),
-    (N + '/states/secure_boot', None, {'PUT': L(_sx.SecureBootController)}),
-    (N + '/maintenance', None, _all(
-        L(node_states.NodeMaintenanceController), ('DELETE', 'PUT'))),
-    (N + '/traits', (1, 37), _all(L(node_traits.NodeTraitsController),
-                                  ('DELETE', 'GET', 'PUT'))),
-    (N + '/traits/{trait}', (1, 37), _all(
-        L(node_traits.NodeTraitController), ('DELETE', 'PUT'))),
+    (N + '/states', None, {'GET': states.get_states}, AS_METHODS),
+    (N + '/states/power', None, {'PUT': states.set_power_state}),
+    (N + '/states/provision', None, {'PUT': states.set_provision_state}),
+    (N + '/states/console', None, {'GET': states.get_console,
+                                   'PUT': states.set_console}),
+    (N + '/states/raid', None, {'PUT': states.set_raid}),
+    (N + '/states/boot_mode', None, {'PUT': states.set_boot_mode}),
+    (N + '/states/secure_boot', None, {'PUT': states.set_secure_boot}),
+    (N + '/maintenance', None, {'PUT': states.set_maintenance,
+                                'DELETE': states.clear_maintenance}),
+    (N + '/traits', (1, 37), {'GET': traits.list_traits,
+                              'PUT': traits.set_traits,
+                              'DELETE': traits.remove_traits}),
+    (N + '/traits/{trait}', (1, 37), {'PUT': traits.add_trait,
+                                      'DELETE': traits.remove_trait}),
     (N + '/allocation', (1, 52), _all(
         L(allocation.NodeAllocationController), ('DELETE', 'GET')),
      NOT_ALLOWED),
@@ -98,33 +92,34 @@ ROUTES = [
     (N + '/portgroups/detail', (1, 24), {'GET': L(
         lambda n: portgroup.PortgroupsController(node_ident=n), 'detail')},
      AS_METHODS),
-    (N + '/vifs', (1, 28), _all(L(_extras.VifsController), ('GET', 'POST'))),
-    (N + '/vifs/{vif}', (1, 28), {'DELETE': L(_extras.VifController)}),
-    (N + '/bios', (1, 40), {'GET': L(_extras.BiosController)}),
-    (N + '/bios/{setting}', (1, 40),
-     {'GET': L(_extras.BiosSettingController)}),
-    (N + '/inventory', (1, 81), {'GET': L(_extras.InventoryController)}),
-    (N + '/history', (1, 78), {'GET': L(_extras.HistoryController)}),
+    (N + '/vifs', (1, 28), {'GET': vifs.list_vifs, 'POST': vifs.attach_vif}),
+    (N + '/vifs/{vif}', (1, 28), {'DELETE': vifs.detach_vif}),
+    (N + '/bios', (1, 40), {'GET': records.handler('bios')}),
+    (N + '/bios/{setting}', (1, 40), {'GET': records.handler('bios_setting')}),
+    (N + '/inventory', (1, 81), {'GET': records.handler('inventory')}),
+    (N + '/history', (1, 78), {'GET': records.handler('history')}),
     (N + '/history/{event}', (1, 78),
-     {'GET': L(_extras.HistoryEventController)}),
-    (N + '/firmware', (1, 86), {'GET': L(_extras.FirmwareController)}),
+     {'GET': records.handler('history_event')}),
+    (N + '/firmware', (1, 86), {'GET': records.handler('firmware')}),
     (N + '/volume', None, {ANY: unprovided.volume}, unprovided.volume),
     (N + '/management', None, {ANY: NOT_ALLOWED}, NOT_ALLOWED),
-    (N + '/management/boot_device', None, _all(
-        L(_mgmt.BootDeviceController), ('GET', 'PUT'))),
+    (N + '/management/boot_device', None, {'GET': mgmt.get_boot_device,
+                                           'PUT': mgmt.set_boot_device}),
     (N + '/management/boot_device/supported', None,
-     {'GET': L(_mgmt.SupportedBootDevicesController)}),
-    (N + '/management/inject_nmi', None,
-     {'PUT': L(_mgmt.InjectNmiController)}),
-    (N + '/management/indicators', None, _all(
-        L(_mgmt.IndicatorsController), ('GET', 'PUT'))),
-    (N + '/management/indicators/{indicator}', None, _all(
-        L(_mgmt.IndicatorController), ('GET', 'PUT'))),
-    (N + '/vendor_passthru', None, _all(L(_mgmt.VendorPassthruController))),
-    (N + '/vendor_passthru/methods', None,
-     {'GET': L(_mgmt.VendorMethodsController)}),
-    (N + '/vmedia', (1, 89), _all(L(node_vmedia.VmediaController),
-                                  ('DELETE', 'GET', 'POST'))),
+     {'GET': mgmt.supported_boot_devices}),
+    (N + '/management/inject_nmi', None, {'PUT': mgmt.inject_nmi}),
+    (N + '/management/indicators', None, {
+        'GET': mgmt.list_indicators, 'PUT': mgmt.indicators_without_name}),
+    (N + '/management/indicators/{indicator}', None, {
+        'GET': mgmt.get_indicator, 'PUT': mgmt.set_indicator}),
+    (N + '/vendor_passthru', None, dict(
+        _all(mgmt.vendor_passthru, ('PATCH', 'POST', 'PUT')),
+        GET=mgmt.vendor_passthru_without_body,
+        DELETE=mgmt.vendor_passthru_without_body)),
+    (N + '/vendor_passthru/methods', None, {'GET': mgmt.vendor_methods}),
+    (N + '/vmedia', (1, 89), {'GET': mgmt.get_vmedia,
+                              'POST': mgmt.attach_vmedia,
+                              'DELETE': mgmt.detach_vmedia}),
     ('/v1/chassis', None, _all(L(chassis.ChassisController),
                                ('GET', 'POST')), AS_METHODS),
     ('/v1/chassis/detail', None,
@@ -153,24 +148,25 @@ ROUTES = [
     ('/v1/portgroups/{portgroup}/ports/detail', (1, 24), {'GET': L(
         lambda pg: port.PortsController(portgroup_ident=pg), 'detail')},
      AS_METHODS),
-    ('/v1/drivers', None, {'GET': L(driver.DriversController)}),
-    ('/v1/drivers/{driver}', None, {'GET': L(driver.DriverController)}),
+    ('/v1/drivers', None, {'GET': driver.list_drivers}),
+    ('/v1/drivers/{driver}', None, {'GET': driver.show_driver}),
     ('/v1/drivers/{driver}/properties', None,
-     {'GET': L(driver.DriverPropertiesController)}),
+     {'GET': driver.driver_properties}),
     ('/v1/drivers/{driver}/raid/logical_disk_properties', None,
-     {'GET': L(driver.LogicalDiskPropertiesController)}),
-    ('/v1/drivers/{driver}/vendor_passthru', None,
-     _all(L(driver.DriverVendorPassthruController))),
+     {'GET': driver.logical_disk_properties}),
+    ('/v1/drivers/{driver}/vendor_passthru', None, dict(
+        _all(driver.vendor_passthru, ('PATCH', 'POST', 'PUT')),
+        GET=driver.vendor_passthru_without_body,
+        DELETE=driver.vendor_passthru_without_body)),
     ('/v1/drivers/{driver}/vendor_passthru/methods', None,
-     {'GET': L(driver.DriverVendorMethodsController)}),
-    ('/v1/conductors', None, {'GET': L(conductor.ConductorsController)}),
-    ('/v1/conductors/{conductor}', None,
-     {'GET': L(conductor.ConductorController)}),
+     {'GET': driver.vendor_methods}),
+    ('/v1/conductors', None, {'GET': conductor.list_conductors}),
+    ('/v1/conductors/{conductor}', None, {'GET': conductor.show_conductor}),
     ('/v1/allocations', None, _all(L(allocation.AllocationsController),
                                    ('GET', 'POST'))),
     ('/v1/allocations/{allocation}', None, _all(
         L(allocation.AllocationController), ('DELETE', 'GET', 'PATCH'))),
-    ('/v1/shards', None, {'GET': L(shard.ShardsController)}),
+    ('/v1/shards', None, {'GET': shard.list_shards}),
 ] + [
     # Ironic's resources this service does not provide: a 404 saying so.
     ('/v1/' + name, None, {ANY: P(unprovided.answer, name)},

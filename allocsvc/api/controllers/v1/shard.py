@@ -1,7 +1,7 @@
 """``/v1/shards`` (1.82): the shards nodes are in, with how many nodes
 each has, most populated first.
 
-Route table::
+Routes (``routes.ROUTES``)::
 
     GET /v1/shards    list (no paging: one row per shard)
 
@@ -11,12 +11,10 @@ tell from a shard so named); here they are left out: they are in no
 shard.
 """
 
-import pecan
 import webob.exc
 
 from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import base
-from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
 from allocsvc import objects
 
@@ -29,18 +27,9 @@ def gate():
         raise webob.exc.HTTPNotFound()
 
 
-class ShardsController:
-    """``/v1/shards``."""
-
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed('GET')
-
-    @index.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.jsontype)
-    def _list(self):
-        access.authorize('baremetal:shards:get')
-        return {'shards': [
-            {'name': name, 'count': count}
-            for name, count in objects.Node.shard_counts(utils.context())
-            if name is not None]}
+def list_shards():
+    access.authorize('baremetal:shards:get')
+    return {'shards': [
+        {'name': name, 'count': count}
+        for name, count in objects.Node.shard_counts(utils.context())
+        if name is not None]}

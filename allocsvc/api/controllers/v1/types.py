@@ -1,10 +1,11 @@
-"""The WSME types of the ``/v1`` API: what its handlers accept and return.
+"""The WSME types of the ``/v1`` handlers not converted yet (see
+``dispatch``): what they accept and return.
 
-The resources (Allocation, Node, Conductor, Port, Portgroup, Chassis),
-their collections and links are WSME complex types, rendered by
-``wsmeext.pecan.wsexpose``. A field a response leaves out (newer than
-the request's microversion, or not in ``?fields=``) stays ``Unset``,
-which WSME does not render.
+The resources still served through WSME (Allocation, Node, Port,
+Portgroup, Chassis), their collections and links are WSME complex
+types, rendered by ``wsmeext.pecan.wsexpose``. A field a response
+leaves out (newer than the request's microversion, or not in
+``?fields=``) stays ``Unset``, which WSME does not render.
 
 Request bodies are taken as ``jsontype`` (any JSON value) and checked by
 the JSON schemas of ``allocation_schema``, ``node_schema``,
@@ -97,21 +98,6 @@ class AllocationCollection(Base):
     next = wtypes.text
 
 
-class Conductor(Base):
-    hostname = wtypes.text
-    conductor_group = wtypes.text
-    alive = bool
-    drivers = [wtypes.text]
-    created_at = wtypes.text
-    updated_at = wtypes.text
-    links = [Link]
-
-
-class ConductorCollection(Base):
-    conductors = [Conductor]
-    next = wtypes.text
-
-
 # The type of each node field on the wire; any field not named here is a
 # string (or null).
 _NODE_FIELD_TYPES = {
@@ -157,28 +143,6 @@ Node = type('Node', (Base,), dict(
 class NodeCollection(Base):
     nodes = [Node]
     next = wtypes.text
-
-
-class NodeStates(Base):
-    """``GET /v1/nodes/{node}/states``."""
-
-    console_enabled = bool
-    last_error = wtypes.text
-    power_state = wtypes.text
-    provision_state = wtypes.text
-    provision_updated_at = wtypes.text
-    target_power_state = wtypes.text
-    target_provision_state = wtypes.text
-    raid_config = {wtypes.text: jsontype}
-    target_raid_config = {wtypes.text: jsontype}
-    boot_mode = wtypes.text
-    secure_boot = bool
-
-
-class TraitsCollection(Base):
-    """``GET /v1/nodes/{node}/traits``."""
-
-    traits = [wtypes.text]
 
 
 _PORT_FIELD_TYPES = {

@@ -10,6 +10,7 @@ version: not a 405, which would suggest another method might work, nor
 routing's bare "could not be found", which reads like a bug.
 """
 
+from allocsvc.api.controllers.v1 import dispatch
 from allocsvc.common import exception
 
 # Ironic 39's top-level resources that allocsvc does not serve.
@@ -28,6 +29,7 @@ MESSAGE = ('This service does not provide the %s resource of the Bare '
            'Metal API.')
 
 
+@dispatch.bodiless
 def answer(name, rest=None, **values):
     """``/v1/<name>`` and every path under it, whatever the method: 404
     with a fault saying the resource is not provided."""
@@ -35,5 +37,6 @@ def answer(name, rest=None, **values):
 
 
 # Volume connectors and targets are not provided, under a node either.
+@dispatch.bodiless
 def volume(rest=None, **values):
     return answer('volume')

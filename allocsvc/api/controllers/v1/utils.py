@@ -157,28 +157,25 @@ def check_arguments(params, known):
         raise BadRequest('Unexpected arguments: %s' % ', '.join(unknown))
 
 
-def parse_bool(name, value):
-    if value is None:
-        return None
-    lowered = value.strip().lower()
-    if lowered in ('1', 't', 'true', 'on', 'y', 'yes'):
-        return True
-    if lowered in ('0', 'f', 'false', 'off', 'n', 'no'):
-        return False
-    raise BadRequest('Invalid value for %s: "%s" is not a boolean'
-                     % (name, value))
-
-
-def strict_bool(name, value):
+def strict_bool(name, value, message='Invalid %(name)s: %(error)s'):
     """``value`` of argument ``name`` (a JSON boolean or one of Ironic's
-    boolean strings) as a boolean, None if absent; Ironic's 400 ("Invalid
-    detail: Unrecognized value ...") otherwise."""
+    boolean strings, read by oslo.utils' strict ``bool_from_string``) as
+    a boolean, None if absent; Ironic's 400 otherwise, in ``message``'s
+    words ("Invalid detail: Unrecognized value ..." by default)."""
     if value is None:
         return None
     try:
         return strutils.bool_from_string(value, strict=True)
     except (ValueError, TypeError) as exc:
-        raise BadRequest('Invalid %s: %s' % (name, exc))
+        raise BadRequest(message % {'name': name, 'value': value,
+                                    'error': exc})
+
+
+def parse_bool(name, value):
+    """A boolean query filter: ``strict_bool`` in the words of Ironic's
+    list filters."""
+    return strict_bool(name, value, 'Invalid value for %(name)s: '
+                                    '"%(value)s" is not a boolean')
 
 
 def parse_limit(limit):

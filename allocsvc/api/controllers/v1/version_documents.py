@@ -8,6 +8,7 @@ as Ironic does.
 """
 
 from allocsvc.api.controllers.v1 import base
+from allocsvc.api.controllers.v1 import dispatch
 from allocsvc.api.controllers.v1 import versions
 
 # Under PrefixDispatcher's mount point (allocsvc.api.app).
@@ -39,6 +40,7 @@ def version_document():
     }
 
 
+@dispatch.bodiless
 def root():
     version = version_document()
     return {
@@ -57,6 +59,7 @@ def root():
     }
 
 
+@dispatch.bodiless
 def v1():
     want = base.api_version()
     document = {
