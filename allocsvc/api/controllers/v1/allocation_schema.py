@@ -64,6 +64,9 @@ _VALIDATORS = {
 }
 
 
+_UUIDS = utils.format_validator('uuid', 'uuid')
+
+
 def _validator():
     if utils.allowed((1, 58)):
         return _VALIDATORS[(1, 58)]
@@ -74,7 +77,8 @@ def validate_post(body):
     """400 unless ``body`` fits the schema of the request's version and
     its ``uuid`` (when given) is a UUID; return it."""
     utils.request_schema_error(_validator(), body)
-    check_uuid(body.get('uuid'))
+    utils.check_formats(_UUIDS, body,
+                        'Expected a UUID but received %(value)s.')
     for field in ('extra', 'traits', 'candidate_nodes'):
         check_json_size(field, body.get(field))
     return body

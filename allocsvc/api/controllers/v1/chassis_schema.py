@@ -129,19 +129,12 @@ UPDATE_BODY = {
     },
 }
 
-_FORMATS = jsonschema.FormatChecker(formats=())
-
-
-@_FORMATS.checks('uuid')
-def _is_uuid(instance):
-    return not isinstance(instance, str) or utils.is_uuid(instance)
-
-
 _LATEST = jsonschema.Draft202012Validator
+_UUIDS = utils.format_validator('uuid', 'uuid')
 _ARGUMENT_VALIDATORS = {id(schema): _LATEST(schema)
                         for schema in (CHASSIS, PATCH)}
 _REQUEST_VALIDATORS = {
-    id(schema): _LATEST(schema, format_checker=_FORMATS)
+    id(schema): _LATEST(schema, format_checker=utils.FORMATS)
     for schema in (LIST_QUERY, DETAIL_QUERY, SHOW_QUERY, PATH,
                    CREATE_BODY, UPDATE_BODY)}
 
@@ -222,7 +215,8 @@ def check_document(name, document):
     check_argument(name, CHASSIS, document)
     if document is None:
         return None
-    check_uuid('uuid', document.get('uuid'))
+    utils.check_formats(_UUIDS, document,
+                        'Expected UUID for %(name)s: %(value)s')
     for key, value in document.items():
         node_schema.check_text(key, value)
         utils.check_stored_size(key, value)

@@ -203,6 +203,10 @@ def check_text(name, value):
     return value
 
 
+_UUIDS = utils.format_validator('uuid', 'uuid', 'instance_uuid',
+                                'chassis_uuid')
+
+
 def check_uuid(name, value):
     if value is not None and not utils.is_uuid(value):
         raise utils.BadRequest('Expected UUID for %s: %s' % (name, value))
@@ -224,9 +228,8 @@ def check_node(document, name='node', patched=False):
         check_text(key, value)
         if key not in _LONG:
             utils.check_stored_size(key, value)
-    for key in ('uuid', 'instance_uuid', 'chassis_uuid'):
-        if key in values:
-            check_uuid(key, values[key])
+    utils.check_formats(_UUIDS, values, 'Expected UUID for %(name)s: '
+                                        '%(value)s')
     for key in _BOOLEANS:
         if key in values:
             values[key] = _boolean(key, values[key])

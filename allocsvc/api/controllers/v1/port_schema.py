@@ -213,7 +213,7 @@ def _checked(name, check, value):
     if check == 'boolean':
         return _boolean(name, value)
     if check == 'uuid':
-        if not utils.is_uuid(value):
+        if not utils.FORMATS.conforms(value, 'uuid'):
             raise utils.BadRequest('Expected UUID for %s: %s'
                                    % (name, value))
         return value

@@ -112,6 +112,34 @@ def is_uuid(value):
             uuidutils.is_uuid_like(value))
 
 
+# The formats of the /v1 JSON schemas: a ``uuid`` is one this API takes
+# (``is_uuid``: oslo.utils' ``is_uuid_like``, in the 36 characters of
+# hex digits and dashes of its canonical form). A value of another type
+# is the schema's ``type`` to refuse.
+FORMATS = jsonschema.FormatChecker(formats=())
+
+
+@FORMATS.checks('uuid')
+def _uuid_format(instance):
+    return not isinstance(instance, str) or is_uuid(instance)
+
+
+def format_validator(fmt, *names):
+    """A validator of the format ``fmt`` of the properties ``names`` of
+    a document, in that order."""
+    return jsonschema.Draft202012Validator(
+        {'properties': {name: {'format': fmt} for name in names}},
+        format_checker=FORMATS)
+
+
+def check_formats(validator, document, message):
+    """400 with ``message`` (of ``%(name)s`` and ``%(value)s``, Ironic's
+    words) for the first property of ``document`` not of its format."""
+    for error in validator.iter_errors(document):
+        raise BadRequest(message % {'name': error.path[0],
+                                    'value': error.instance})
+
+
 def check_ident(ident):
     """``ident`` must be a UUID or a logical name: 400 otherwise, with
     Ironic's message."""
