@@ -74,6 +74,13 @@ _VERBS_1_1 = ('manage', 'provide', 'active', 'rebuild', 'inspect',
 ALIVE_CACHE_S = 1.0
 
 
+def conductor_for(alive, node):
+    """Which of the live conductors ``alive`` serves ``node`` (its writes
+    go to it), or None: ``hash_ring.conductor_for``, for the API, which
+    knows the conductor through this client only."""
+    return hash_ring.conductor_for(alive, node)
+
+
 class ConductorAPI:
     """Client of the conductors, on ``transport`` (default: the one of
     ``conf``)."""
@@ -170,7 +177,7 @@ class ConductorAPI:
     def conductor_for_node(self, context, node):
         """The conductor of ``node`` (``hash_ring.conductor_for``) among
         the live ones; None if no live conductor may serve it."""
-        return hash_ring.conductor_for(self.live_conductors(context), node)
+        return conductor_for(self.live_conductors(context), node)
 
     def create_allocation(self, context, allocation, hostname):
         """Hand the (already written) ``allocation`` to conductor

@@ -1,7 +1,7 @@
 """A node's ``conductor`` (API 1.49) and the ``conductor`` list filter.
 
 The conductor of a node is the one its writes are sent to
-(``allocsvc.conductor.hash_ring.conductor_for``): its owner while alive,
+(``allocsvc.conductor.rpcapi.conductor_for``): its owner while alive,
 else the hash ring's choice among the live conductors of its conductor
 group that have its driver; null only when there is none. The live
 conductors are read once per request, from the conductor client's short
@@ -14,7 +14,7 @@ from allocsvc import objects
 from allocsvc.api.controllers.v1 import conductor as conductor_api
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.api.middleware import auth
-from allocsvc.conductor import hash_ring
+from allocsvc.conductor import rpcapi
 
 _ENV_ALIVE = 'allocsvc.live_conductors'
 
@@ -38,7 +38,7 @@ def live_conductors(fresh=False):
 
 def host(node):
     """The host name of the node's conductor, or None."""
-    conductor = hash_ring.conductor_for(live_conductors(), node)
+    conductor = rpcapi.conductor_for(live_conductors(), node)
     return conductor.hostname if conductor is not None else None
 
 
@@ -72,7 +72,7 @@ def list_nodes(filters, limit, marker, sort_key, sort_dir):
         page = objects.Node.list(context, filters, limit, marker, sort_key,
                                  sort_dir)
         for node in page:
-            if hash_ring.conductor_for(alive, node) is target:
+            if rpcapi.conductor_for(alive, node) is target:
                 found.append(node)
                 if len(found) == limit:
                     return found
