@@ -1,7 +1,7 @@
 """``/v1/allocations`` and ``/v1/nodes/{ident}/allocation``: Ironic's
 allocation API (1.52; PATCH 1.57; backfill 1.58; owner 1.60).
 
-Route table (everything else is a 404 or a 405)::
+Routes (``routes.ROUTES``; everything else is a 404 or a 405)::
 
     GET    /v1/allocations                 list (filters, fields, paging)
     POST   /v1/allocations                 create (or backfill) -> 201
@@ -36,14 +36,13 @@ API specification says (Ironic answers GET with a 400).
 from oslo_utils import uuidutils
 import pecan
 import webob.exc
-from wsme import types as wtypes
 
 from allocsvc import objects
 from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import allocation_schema as schema
 from allocsvc.api.controllers.v1 import base
+from allocsvc.api.controllers.v1 import dispatch
 from allocsvc.api.controllers.v1 import query_args
-from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
 
@@ -264,7 +263,7 @@ def create(body):
                                       conductor.hostname)
 
 
-# -- controllers -------------------------------------------------------------
+# -- handlers ----------------------------------------------------------------
 
 def gate():
     """Below 1.52 allocations do not exist: 404 for reads, 405 for
@@ -275,180 +274,135 @@ def gate():
         raise webob.exc.HTTPMethodNotAllowed()
 
 
-class AllocationsController:
-    """``/v1/allocations``; ``/v1/allocations/{ident}`` is an
-    ``AllocationController`` (see ``_lookup``)."""
-
-    @pecan.expose()
-    def _lookup(self, ident, *remainder):
-        return AllocationController(ident), list(remainder)
-
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed('GET, POST')
-
-    @index.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.AllocationCollection, wtypes.text, wtypes.text,
-                 wtypes.text, wtypes.text, wtypes.text, wtypes.text,
-                 wtypes.text, wtypes.text, wtypes.text)
-    def _list(self, node=None, resource_class=None, state=None,
-              owner=None, fields=None, limit=None, marker=None,
-              sort_key='id', sort_dir='asc'):
-        utils.check_arguments(pecan.request.GET, LIST_PARAMS)
-        # A repeated parameter as Ironic reads it: fields add up, the
-        # others fail its query schema (limit its argument check).
-        fields = query_args.read(pecan.request.GET,
-                                 _SCHEMA_CHECKED).get('fields')
-        if owner is not None and not utils.allowed(OWNER_VERSION):
-            raise utils.NotAcceptable('Request not acceptable.')
-        names = utils.parse_fields(fields, allowed_fields())
-        owner = access.allocation_list_owner(owner)
-        limit = utils.parse_limit(limit)
-        utils.check_sort(sort_key, sort_dir, objects.Allocation.SORTABLE,
-                         UNSORTABLE)
-        marker = schema.check_uuid(marker)
-        filters = {key: _filter_value(key, value) for key, value in
-                   (('resource_class', resource_class), ('state', state))
-                   if value is not None}
-        if owner is not None:
-            filters['owner'] = _filter_value('owner', owner)
-        if node is not None:
-            try:
-                filters['node_id'] = _visible_node(node).id
-            except exception.NodeNotFound as exc:
-                raise utils.BadRequest(exc.message)
-        items = [render(a) for a in objects.Allocation.list(
-            utils.context(), filters, limit, marker, sort_key, sort_dir)]
-        document = utils.collection(
-            'allocations', items, limit, sort_key=sort_key,
-            sort_dir=sort_dir, fields=fields, node=node,
-            resource_class=resource_class, state=state,
-            owner=pecan.request.GET.get('owner'))
-        document['allocations'] = [utils.select_fields(item, names)
-                                   for item in items]
-        return types.AllocationCollection.from_document(document)
-
-    @index.when(method='POST', **base.WSME_JSON)
-    @base.expose(types.Allocation, body=types.jsontype, status_code=201)
-    def _post(self, body=None):
-        body = schema.validate_post(utils.json_body(body))
-        allocation = create(body)
-        document = render(allocation)
-        pecan.response.location = document['links'][0]['href']
-        return types.Allocation.from_document(document)
-
-
-class _OneAllocation:
-    """What the two paths of one allocation share; ``_allocation(action)``
-    is the allocation, if the caller may ``action`` it."""
-
-    def _show(self, fields):
-        utils.check_arguments(pecan.request.GET, ('fields',))
-        names = utils.parse_fields(fields, allowed_fields())
-        allocation = self._allocation('baremetal:allocation:get')
-        return types.Allocation.from_document(
-            utils.select_fields(render(allocation), names))
-
-    def _destroy(self):
-        utils.rpcapi().destroy_allocation(
-            utils.context(), self._allocation('baremetal:allocation:delete'))
-
-
-class AllocationController(_OneAllocation, base.Resource):
-    """``/v1/allocations/{ident}``: one allocation, by UUID or name."""
-
-    def __init__(self, ident):
-        self.ident = ident
-
-    def _allocation(self, action):
-        return access.authorize_allocation(
-            action, _with_suffix(_fetch_allocation, self.ident), self.ident)
-
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed('DELETE, GET, PATCH')
-
-    @index.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.Allocation, wtypes.text)
-    def _get(self, fields=None):
-        return self._show(fields)
-
-    @index.when(method='PATCH', **base.WSME_JSON)
-    @base.expose(types.Allocation, body=types.jsontype)
-    def _patch(self, patch=None):
-        if not utils.allowed(PATCH_VERSION):
-            raise webob.exc.HTTPMethodNotAllowed()
-        patch = utils.json_body(patch)
-        schema.check_patch(patch)
-        schema.check_patch_paths(patch)
-        allocation = self._allocation('baremetal:allocation:update')
-        current = {'name': allocation.name, 'extra': allocation.extra}
-        patched = schema.check_patched(utils.apply_patch(current, patch))
-        changes = {key: value for key, value in patched.items()
-                   if value != current[key]}
-        if changes:
-            allocation = utils.rpcapi().update_allocation(
-                utils.context(), allocation.id, changes)
-        return types.Allocation.from_document(render(allocation))
-
-    @index.when(method='DELETE', **base.WSME_JSON)
-    @base.expose(None, status_code=204)
-    def _delete(self):
-        self._destroy()
-
-
-class NodeAllocationController(_OneAllocation):
-    """``/v1/nodes/{node_ident}/allocation``: the allocation of one node
-    (the node controller routes here with the node's ident)."""
-
-    def __init__(self, node_ident):
-        self.node_ident = node_ident
-
-    @pecan.expose()
-    def _lookup(self, *remainder):
-        # Ironic: .../allocation/{anything} is a method not allowed.
-        if remainder:
-            raise webob.exc.HTTPMethodNotAllowed()
-
-    def _allocation(self, action):
-        if action == 'baremetal:allocation:get':
-            node = self._node_to_read()
-        else:
-            node = _with_suffix(_visible_node, self.node_ident)
-        if node.allocation_uuid is None:
-            raise exception.NotFound('Allocation for node %s was not '
-                                     'found' % self.node_ident)
-        allocation = objects.Allocation.get_by_uuid(utils.context(),
-                                                    node.allocation_uuid)
-        # The node's allocation_uuid is no secret to whoever sees it.
-        return access.authorize_allocation(action, allocation,
-                                           conceal=False)
-
-    def _node_to_read(self):
-        """The node, for reading its allocation: Ironic reads it as the
-        node filter of the allocation list, so a missing node is a 400
-        and one the caller may not see a bare 404."""
+def list_allocations():
+    """``GET /v1/allocations``: unknown parameters first, then a repeated
+    one as Ironic reads it (fields add up, the others fail its query
+    schema, limit its argument check), then each argument's checks."""
+    utils.check_arguments(pecan.request.GET, LIST_PARAMS)
+    params = query_args.read(pecan.request.GET, _SCHEMA_CHECKED)
+    node, owner = params.get('node'), params.get('owner')
+    sort_key = params.get('sort_key', 'id')
+    sort_dir = params.get('sort_dir', 'asc')
+    if owner is not None and not utils.allowed(OWNER_VERSION):
+        raise utils.NotAcceptable('Request not acceptable.')
+    names = utils.parse_fields(params.get('fields'), allowed_fields())
+    owner = access.allocation_list_owner(owner)
+    limit = utils.parse_limit(params.get('limit'))
+    utils.check_sort(sort_key, sort_dir, objects.Allocation.SORTABLE,
+                     UNSORTABLE)
+    marker = schema.check_uuid(params.get('marker'))
+    filters = {key: _filter_value(key, params[key])
+               for key in ('resource_class', 'state') if key in params}
+    if owner is not None:
+        filters['owner'] = _filter_value('owner', owner)
+    if node is not None:
         try:
-            node = _with_suffix(_fetch_node, self.node_ident)
+            filters['node_id'] = _visible_node(node).id
         except exception.NodeNotFound as exc:
             raise utils.BadRequest(exc.message)
-        try:
-            access.authorize_node('baremetal:node:get', node,
-                                  self.node_ident)
-        except exception.NodeNotFound:
-            raise exception.NotFound('Resource could not be found.')
-        return node
+    items = [render(a) for a in objects.Allocation.list(
+        utils.context(), filters, limit, marker, sort_key, sort_dir)]
+    document = utils.collection(
+        'allocations', items, limit, sort_key=sort_key, sort_dir=sort_dir,
+        fields=params.get('fields'), node=node,
+        resource_class=params.get('resource_class'),
+        state=params.get('state'), owner=params.get('owner'))
+    document['allocations'] = [utils.select_fields(item, names)
+                               for item in items]
+    return document
 
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed('DELETE, GET')
 
-    @index.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.Allocation, wtypes.text)
-    def _get(self, fields=None):
-        return self._show(fields)
+def create_allocation(body):
+    """``POST /v1/allocations``: 201, the allocation as created."""
+    body = schema.validate_post(utils.json_body(body))
+    document = render(create(body))
+    return dispatch.Reply(201, document, document['links'][0]['href'])
 
-    @index.when(method='DELETE', **base.WSME_JSON)
-    @base.expose(None, status_code=204)
-    def _delete(self):
-        self._destroy()
+
+def _fields():
+    """The ``fields`` of a GET of one allocation, its only parameter;
+    given more than once, the last one counts (as WSME read it)."""
+    utils.check_arguments(pecan.request.GET, ('fields',))
+    return utils.parse_fields(pecan.request.GET.get('fields'),
+                              allowed_fields())
+
+
+def _allocation(ident, action):
+    """The allocation ``ident`` (UUID or name) names, if the caller may
+    ``action`` it."""
+    return access.authorize_allocation(
+        action, _with_suffix(_fetch_allocation, ident), ident)
+
+
+def show_allocation(allocation):
+    names = _fields()
+    found = _allocation(allocation, 'baremetal:allocation:get')
+    return utils.select_fields(render(found), names)
+
+
+def update_allocation(allocation, body):
+    """``PATCH /v1/allocations/{allocation}`` (1.57): its name and
+    extra."""
+    if not utils.allowed(PATCH_VERSION):
+        raise webob.exc.HTTPMethodNotAllowed()
+    patch = utils.json_body(body)
+    schema.check_patch(patch)
+    schema.check_patch_paths(patch)
+    found = _allocation(allocation, 'baremetal:allocation:update')
+    current = {'name': found.name, 'extra': found.extra}
+    patched = schema.check_patched(utils.apply_patch(current, patch))
+    changes = {key: value for key, value in patched.items()
+               if value != current[key]}
+    if changes:
+        found = utils.rpcapi().update_allocation(
+            utils.context(), found.id, changes)
+    return render(found)
+
+
+def delete_allocation(allocation):
+    found = _allocation(allocation, 'baremetal:allocation:delete')
+    utils.rpcapi().destroy_allocation(utils.context(), found)
+    return dispatch.Reply(204)
+
+
+def _node_to_read(ident):
+    """The node ``ident`` names, for reading its allocation: Ironic reads
+    it as the node filter of the allocation list, so a missing node is a
+    400 and one the caller may not see a bare 404."""
+    try:
+        node = _with_suffix(_fetch_node, ident)
+    except exception.NodeNotFound as exc:
+        raise utils.BadRequest(exc.message)
+    try:
+        access.authorize_node('baremetal:node:get', node, ident)
+    except exception.NodeNotFound:
+        raise exception.NotFound('Resource could not be found.')
+    return node
+
+
+def _node_allocation(ident, node, action):
+    """The allocation of ``node`` (named ``ident``), if the caller may
+    ``action`` it; the node's allocation_uuid is no secret to whoever
+    sees the node."""
+    if node.allocation_uuid is None:
+        raise exception.NotFound('Allocation for node %s was not found'
+                                 % ident)
+    found = objects.Allocation.get_by_uuid(utils.context(),
+                                           node.allocation_uuid)
+    return access.authorize_allocation(action, found, conceal=False)
+
+
+def show_node_allocation(node):
+    """``GET /v1/nodes/{node}/allocation``."""
+    names = _fields()
+    found = _node_allocation(node, _node_to_read(node),
+                             'baremetal:allocation:get')
+    return utils.select_fields(render(found), names)
+
+
+def delete_node_allocation(node):
+    """``DELETE /v1/nodes/{node}/allocation``: 204."""
+    found = _node_allocation(node, _with_suffix(_visible_node, node),
+                             'baremetal:allocation:delete')
+    utils.rpcapi().destroy_allocation(utils.context(), found)
+    return dispatch.Reply(204)

@@ -17,7 +17,6 @@ import pecan
 
 from allocsvc import objects
 from allocsvc.api.controllers.v1 import access
-from allocsvc.api.controllers.v1 import allocation as allocation_api
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import chassis_schema
 from allocsvc.api.controllers.v1 import dispatch
@@ -288,7 +287,6 @@ class NodeController(base.Resource):
 
     def __init__(self, ident):
         self.ident = ident
-        self.allocation = allocation_api.NodeAllocationController(ident)
         self.ports = port.PortsController(node_ident=ident)
         self.portgroups = portgroup.PortgroupsController(node_ident=ident)
 

@@ -80,9 +80,9 @@ ROUTES = [
                               'DELETE': traits.remove_traits}),
     (N + '/traits/{trait}', (1, 37), {'PUT': traits.add_trait,
                                       'DELETE': traits.remove_trait}),
-    (N + '/allocation', (1, 52), _all(
-        L(allocation.NodeAllocationController), ('DELETE', 'GET')),
-     NOT_ALLOWED),
+    (N + '/allocation', (1, 52), {
+        'GET': allocation.show_node_allocation,
+        'DELETE': allocation.delete_node_allocation}, NOT_ALLOWED),
     (N + '/ports', None, _all(_node_ports, ('GET', 'POST')), FORBIDDEN),
     (N + '/ports/detail', None, {'GET': L(
         lambda n: port.PortsController(node_ident=n), 'detail')},
@@ -162,10 +162,12 @@ ROUTES = [
      {'GET': driver.vendor_methods}),
     ('/v1/conductors', None, {'GET': conductor.list_conductors}),
     ('/v1/conductors/{conductor}', None, {'GET': conductor.show_conductor}),
-    ('/v1/allocations', None, _all(L(allocation.AllocationsController),
-                                   ('GET', 'POST'))),
-    ('/v1/allocations/{allocation}', None, _all(
-        L(allocation.AllocationController), ('DELETE', 'GET', 'PATCH'))),
+    ('/v1/allocations', None, {'GET': allocation.list_allocations,
+                               'POST': allocation.create_allocation}),
+    ('/v1/allocations/{allocation}', None, {
+        'GET': allocation.show_allocation,
+        'PATCH': allocation.update_allocation,
+        'DELETE': allocation.delete_allocation}),
     ('/v1/shards', None, {'GET': shard.list_shards}),
 ] + [
     # Ironic's resources this service does not provide: a 404 saying so.

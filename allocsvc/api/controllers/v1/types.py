@@ -1,15 +1,15 @@
 """The WSME types of the ``/v1`` handlers not converted yet (see
 ``dispatch``): what they accept and return.
 
-The resources still served through WSME (Allocation, Node, Port,
-Portgroup, Chassis), their collections and links are WSME complex
+The resources still served through WSME (Node, Port, Portgroup,
+Chassis), their collections and links are WSME complex
 types, rendered by ``wsmeext.pecan.wsexpose``. A field a response
 leaves out (newer than the request's microversion, or not in
 ``?fields=``) stays ``Unset``, which WSME does not render.
 
 Request bodies are taken as ``jsontype`` (any JSON value) and checked by
-the JSON schemas of ``allocation_schema``, ``node_schema``,
-``port_schema`` and ``chassis_schema``, which carry Ironic's error
+the JSON schemas of ``node_schema``, ``port_schema`` and
+``chassis_schema``, which carry Ironic's error
 messages.
 """
 
@@ -73,29 +73,6 @@ class Link(Base):
     href = wtypes.text
     rel = wtypes.text
     type = wtypes.text
-
-
-class Allocation(Base):
-    """An allocation as Ironic shows it (``owner`` from 1.60)."""
-
-    uuid = wtypes.text
-    name = wtypes.text
-    node_uuid = wtypes.text
-    state = wtypes.text
-    last_error = wtypes.text
-    resource_class = wtypes.text
-    traits = [wtypes.text]
-    candidate_nodes = [wtypes.text]
-    extra = {wtypes.text: jsontype}
-    owner = wtypes.text
-    created_at = wtypes.text
-    updated_at = wtypes.text
-    links = [Link]
-
-
-class AllocationCollection(Base):
-    allocations = [Allocation]
-    next = wtypes.text
 
 
 # The type of each node field on the wire; any field not named here is a
