@@ -108,3 +108,36 @@ class _Request:
     def __init__(self, content_type, body):
         self.content_type = content_type
         self.body = body
+
+
+@pytest.mark.parametrize('mimetype,body,params,name,read', [
+    ('application/json', b'{"a": 1}', {}, 'body', {'a': 1}),
+    ('application/json', b'', {'__body__': '[1]'}, 'body', [1]),
+    ('application/json', b'', {'body': 'x'}, 'body', 'x'),
+    ('application/x-www-form-urlencoded', b'body=x', {'body': 'x'}, 'body',
+     'x'),
+    ('application/json', b'[1]', {'body': 'x'}, 'patch', [1]),
+    ('application/json', b'', {}, 'patch', None),
+])
+def test_arguments_read_as_wsme_read_them(mimetype, body, params, name,
+                                          read):
+    request = _Request(mimetype, body)
+    request.params = params
+    assert dispatch.read_wsme_arguments(request, True, name) == read
+
+
+@pytest.mark.parametrize('mimetype,body,params,name,status,message', [
+    ('application/json', b'{}', {'body': 'x'}, 'body', 400,
+     'Parameter body was given several times'),
+    ('text/xml', b'<a/>', {'patch': 'x'}, 'patch', 400,
+     'Parameter patch was given several times'),
+    ('', b'', {'__body__': '{}'}, None, 415, 'Unknown mimetype: '),
+])
+def test_arguments_wsme_refused(mimetype, body, params, name, status,
+                                message):
+    request = _Request(mimetype, body)
+    request.params = params
+    with pytest.raises(Exception) as caught:
+        dispatch.read_wsme_arguments(request, name is not None, name)
+    assert dispatch.fault(caught.value) == (status, {
+        'faultcode': 'Client', 'faultstring': message, 'debuginfo': None})

@@ -36,7 +36,10 @@ schemas beside it validate what comes in, with Ironic's messages. WSME
 had turned that document into typed objects and back into the same
 JSON, and validated nothing of the bodies (typed "any JSON"). What it
 did at the edges is kept here: how a body is read (``read_body``) and
-how an error is answered (``fault``).
+how an error is answered (``fault``). A handler marked
+``wsme_arguments`` also reads the query as WSME read it for the
+resource (``read_wsme_arguments``: a ``__body__`` parameter, the body
+argument given as a parameter).
 """
 
 import http.client
@@ -178,12 +181,16 @@ def read_body(request, wanted):
     JSON; an XML document's text; 415 for any other media type. For a
     handler that takes no body (not ``wanted``), None, once a JSON body
     is found to be an object."""
-    body = request.body
+    return _read(request.body, request.content_type, wanted)[1]
+
+
+def _read(body, mimetype, wanted):
+    """``(found, value)``: the body read (``read_body``), and whether it
+    gave WSME its body argument (a JSON or XML body)."""
     if not body:
-        return None
-    mimetype = request.content_type
+        return False, None
     if mimetype == 'application/x-www-form-urlencoded':
-        return None
+        return False, None
     if mimetype in JSON_TYPES:
         try:
             document = json.loads(body.decode('utf-8'))
@@ -191,16 +198,46 @@ def read_body(request, wanted):
             raise exception.BadRequest('Request is not in valid JSON format')
         if not wanted and not isinstance(document, dict):
             raise exception.BadRequest('Request must be a JSON dict')
-        return document if wanted else None
+        return True, document if wanted else None
     if mimetype in XML_TYPES:
         try:
             element = ElementTree.fromstring(body)
         except ElementTree.ParseError:
             raise exception.BadRequest('Request is not in valid XML format')
         if not wanted or element.get('nil') == 'true':
-            return None
-        return element.text
+            return True, None
+        return True, element.text
     raise UnsupportedBody('Unknown mimetype: %s' % mimetype)
+
+
+def wsme_arguments(name=None):
+    """Mark a handler as reading its request as WSME read it for the
+    resource before it had a handler (``read_wsme_arguments``): ``name``
+    is what WSME called the body argument (``body``, ``patch``), None
+    for a handler that takes no body."""
+    def mark(handler):
+        handler.wsme_body = name
+        return handler
+    return mark
+
+
+def read_wsme_arguments(request, wanted, name):
+    """The body of a request, read as WSME read its arguments: with no
+    body, the query's ``__body__`` is the body (in the request's media
+    type: a 415 without one); the body argument (``name``) may also be
+    a parameter of the query or of a form, its text then the body, a
+    400 when the body gives it too."""
+    params = request.params
+    body = request.body
+    if not body and '__body__' in params:
+        body = params['__body__'].encode('utf-8')
+    found, document = _read(body, request.content_type, wanted)
+    if name is None or name not in params:
+        return document
+    if found:
+        raise exception.BadRequest('Parameter %s was given several times'
+                                   % name)
+    return params[name]
 
 
 def bodiless(handler):
@@ -218,6 +255,17 @@ def _reads_body(handler):
     return not getattr(getattr(handler, 'func', handler), 'bodiless', False)
 
 
+_NOT_WSME = object()
+
+
+def _request_body(handler, wanted):
+    name = getattr(getattr(handler, 'func', handler), 'wsme_body',
+                   _NOT_WSME)
+    if name is _NOT_WSME:
+        return read_body(pecan.request, wanted)
+    return read_wsme_arguments(pecan.request, wanted, name)
+
+
 def run(handler, values, rest):
     """The response of ``handler`` for the path's ``values``; an error
     it raises becomes Ironic's fault document."""
@@ -228,7 +276,7 @@ def run(handler, values, rest):
                 arguments['rest'] = rest
             wanted = _takes_body(handler)
             if _reads_body(handler):
-                body = read_body(pecan.request, wanted)
+                body = _request_body(handler, wanted)
                 if wanted:
                     arguments['body'] = body
             return render(handler(**arguments))
