@@ -24,8 +24,6 @@ from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import node_conductor
 from allocsvc.api.controllers.v1 import node_paths
 from allocsvc.api.controllers.v1 import node_schema
-from allocsvc.api.controllers.v1 import port
-from allocsvc.api.controllers.v1 import portgroup
 from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
@@ -287,8 +285,6 @@ class NodeController(base.Resource):
 
     def __init__(self, ident):
         self.ident = ident
-        self.ports = port.PortsController(node_ident=ident)
-        self.portgroups = portgroup.PortgroupsController(node_ident=ident)
 
     @pecan.expose('json', generic=True)
     def validate(self, *args, **kwargs):

@@ -1,6 +1,6 @@
 """``/v1/ports``: Ironic's port API (a node's network interfaces).
 
-Routes (Pecan object dispatch; everything else is a 404 or a 405)::
+Routes (``routes.ROUTES``)::
 
     GET, POST           /v1/ports                   list (filters, fields,
                                                     detail, paging), create
@@ -11,112 +11,67 @@ Routes (Pecan object dispatch; everything else is a 404 or a 405)::
     GET                 /v1/portgroups/{pg}/ports   (1.24) its members
     GET                 /v1/portgroups/{pg}/ports/detail
 
-Under a node or a port group only lists are served: any other request
-there is Ironic's 403 "Operation not permitted.". The handlers are thin:
-``port_common`` does the work for ports and port groups alike.
+Under a node or a port group only lists are served: a POST there, and
+any request below them, is Ironic's 403 "Operation not permitted.". The
+handlers are thin: ``port_common`` does the work for ports and port
+groups alike. They read their requests as WSME did
+(``dispatch.wsme_arguments``).
 """
 
-import pecan
-import webob.exc
-
-from allocsvc.api.controllers.v1 import base
+from allocsvc.api.controllers.v1 import dispatch
 from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import port_common as common
-from allocsvc.api.controllers.v1 import types
 from allocsvc.common import exception
 
 KIND = common.PORT
 
 
-class PortsController:
-    """``/v1/ports``, or the ports of one node (``node_ident``) or port
-    group (``portgroup_ident``)."""
-
-    def __init__(self, node_ident=None, portgroup_ident=None):
-        self.node_ident = node_ident
-        self.portgroup_ident = portgroup_ident
-
-    @property
-    def _nested(self):
-        return self.node_ident is not None or \
-            self.portgroup_ident is not None
-
-    def _resource(self, detail=False):
-        if self.node_ident is not None:
-            path = 'nodes/%s/ports' % self.node_ident
-        elif self.portgroup_ident is not None:
-            path = 'portgroups/%s/ports' % self.portgroup_ident
-        else:
-            path = 'ports'
-        return path + '/detail' if detail else path
-
-    @pecan.expose()
-    def _lookup(self, ident, *remainder):
-        if self._nested:
-            # Before any handler: Pecan would not render the exception.
-            raise webob.exc.HTTPForbidden(detail='Operation not permitted.')
-        return PortController(ident), list(remainder)
-
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed('GET, POST')
-
-    @index.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.PortCollection)
-    def _list(self):
-        return types.PortCollection.from_document(common.list_collection(
-            KIND, self._resource(), node_ident=self.node_ident,
-            portgroup_ident=self.portgroup_ident))
-
-    @pecan.expose('json', generic=True)
-    def detail(self, *args, **kwargs):
-        base.not_allowed('GET')
-
-    @detail.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.PortCollection)
-    def _detail(self):
-        return types.PortCollection.from_document(common.list_collection(
-            KIND, self._resource(detail=True), detail_path=True,
-            node_ident=self.node_ident,
-            portgroup_ident=self.portgroup_ident))
-
-    @index.when(method='POST', **base.WSME_JSON)
-    @base.expose(types.Port, body=types.jsontype, status_code=201)
-    def _post(self, body=None):
-        if self._nested:
-            raise exception.OperationNotPermitted()
-        node_common.query_without_arguments()
-        return types.Port.from_document(common.create(KIND, body))
+def _resource(node, portgroup):
+    """The path of a list, for its ``next`` link."""
+    if node is not None:
+        return 'nodes/%s/ports' % node
+    if portgroup is not None:
+        return 'portgroups/%s/ports' % portgroup
+    return 'ports'
 
 
-class PortController(base.Resource):
-    """``/v1/ports/{port}``."""
+@dispatch.wsme_arguments()
+def list_ports(node=None, portgroup=None):
+    """The ports, or those of the ``node`` or ``portgroup`` of the
+    path."""
+    return common.list_collection(KIND, _resource(node, portgroup),
+                                  node_ident=node, portgroup_ident=portgroup)
 
-    def __init__(self, ident):
-        self.ident = ident
 
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed('DELETE, GET, PATCH')
+@dispatch.wsme_arguments()
+def list_ports_detail(node=None, portgroup=None):
+    return common.list_collection(
+        KIND, _resource(node, portgroup) + '/detail', detail_path=True,
+        node_ident=node, portgroup_ident=portgroup)
 
-    @index.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.Port)
-    def _get(self):
-        params = node_common.query()
-        common.utils.check_arguments(params, ('fields',))
-        fields = common.parse_fields(KIND, params.get('fields'))
-        record, _node = common.authorized(KIND, self.ident, 'get')
-        return types.Port.from_document(common.render(KIND, record, fields))
 
-    @index.when(method='PATCH', **base.WSME_JSON)
-    @base.expose(types.Port, body=types.jsontype)
-    def _patch(self, patch=None):
-        node_common.query_without_arguments()
-        return types.Port.from_document(common.update(KIND, self.ident,
-                                                      patch))
+@dispatch.wsme_arguments('body')
+def create_port(body, node=None, portgroup=None):
+    """201 with the new port; under a node or a port group, 403."""
+    if node is not None or portgroup is not None:
+        raise exception.OperationNotPermitted()
+    node_common.query_without_arguments()
+    return common.create(KIND, body)
 
-    @index.when(method='DELETE', **base.WSME_JSON)
-    @base.expose(None, status_code=204)
-    def _delete(self):
-        node_common.query_without_arguments()
-        common.destroy(KIND, self.ident)
+
+@dispatch.wsme_arguments()
+def show_port(port):
+    return common.show(KIND, port)
+
+
+@dispatch.wsme_arguments('patch')
+def update_port(port, body):
+    node_common.query_without_arguments()
+    return common.update(KIND, port, body)
+
+
+@dispatch.wsme_arguments()
+def delete_port(port):
+    node_common.query_without_arguments()
+    common.destroy(KIND, port)
+    return dispatch.Reply(204)

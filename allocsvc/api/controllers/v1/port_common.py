@@ -13,6 +13,7 @@ from allocsvc import objects
 from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import chassis_schema
+from allocsvc.api.controllers.v1 import dispatch
 from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import port_schema as schema
 from allocsvc.api.controllers.v1 import utils
@@ -92,7 +93,8 @@ def _value(record, name):
 
 def render(kind, record, fields=None):
     """The document of ``record`` at the request's version (only
-    ``fields`` if given), with its links."""
+    ``fields`` if given), with its links; its members in the order they
+    have always had on the wire (by name)."""
     doc = {name: _value(record, name) for name, since in kind.fields
            if utils.allowed(since)}
     link = doc.get('local_link_connection')
@@ -104,21 +106,7 @@ def render(kind, record, fields=None):
             fields is None or 'ports' in fields):
         doc['ports'] = base.resource_links(
             'portgroups', '/%s/ports' % record.uuid)
-    return utils.select_fields(doc, fields)
-
-
-def parse_fields(kind, text):
-    """``fields``: None if absent; 406 before 1.8 and for a field the
-    request's version may not name; 400 for an unknown one."""
-    if text is None:
-        return None
-    if not utils.allowed((1, 8)):
-        raise not_acceptable()
-    names = utils.parse_fields(text, kind.since)
-    for name in names:
-        if not utils.allowed(kind.gates[name]):
-            raise not_acceptable()
-    return names
+    return dict(sorted(utils.select_fields(doc, fields).items()))
 
 
 # -- look-ups ----------------------------------------------------------------
@@ -155,6 +143,17 @@ def authorized(kind, ident, action):
     return record, node
 
 
+def show(kind, ident):
+    """``GET`` of one (``fields`` only, if asked): the record is looked
+    up after the query is checked."""
+    params = node_common.query()
+    utils.check_arguments(params, ('fields',))
+    fields = utils.parse_fields(params.get('fields'), kind.since,
+                                kind.gates)
+    record, _node = authorized(kind, ident, 'get')
+    return render(kind, record, fields)
+
+
 def _node_for_filter(ident):
     if not utils.is_uuid(ident) and not utils.allowed((1, 5)):
         raise not_acceptable()
@@ -183,7 +182,8 @@ def list_collection(kind, resource, detail_path=False, node_ident=None,
             raise not_acceptable(since if name == 'shard' else None)
     fields = None
     if not detail_path:
-        fields = parse_fields(kind, params.get('fields'))
+        fields = utils.parse_fields(params.get('fields'),
+                                    kind.since, kind.gates)
         detail = params.get('detail')
         if detail is not None:
             if not utils.allowed((1, 43)):
@@ -311,7 +311,8 @@ def _columns(values, node):
 
 
 def create(kind, body):
-    """``POST``: the new record, after Ironic's checks."""
+    """``POST``: the new record (201, its Location), after Ironic's
+    checks."""
     body = node_common.json_object(body, schema=kind.name)
     for key, value in body.items():
         # Ironic refuses a port field the version may not name even as
@@ -346,9 +347,8 @@ def create(kind, body):
         record = rpcapi.create_port(utils.context(), node, columns)
     else:
         record = rpcapi.create_portgroup(utils.context(), node, columns)
-    pecan.response.location = '%s/v1/%s/%s' % (
-        base.public_url(), kind.collection, record.uuid)
-    return render(kind, record)
+    return dispatch.Reply(201, render(kind, record), '%s/v1/%s/%s' % (
+        base.public_url(), kind.collection, record.uuid))
 
 
 def _node_uuid(ident):

@@ -1,6 +1,6 @@
 """``/v1/portgroups`` (1.23): Ironic's port group API.
 
-Routes (Pecan object dispatch; everything else is a 404 or a 405)::
+Routes (``routes.ROUTES``)::
 
     GET, POST           /v1/portgroups                list, create
     GET                 /v1/portgroups/detail
@@ -9,25 +9,22 @@ Routes (Pecan object dispatch; everything else is a 404 or a 405)::
     GET                 /v1/nodes/{node}/portgroups   (1.24)
     GET                 /v1/nodes/{node}/portgroups/detail
 
-Below 1.23 there are no port groups (404, whatever the method). Under a
-node only lists are served (403 otherwise, as Ironic). ``port_common``
-does the work.
+Below 1.23 there are no port groups (404, whatever the method: the
+resource's gate). Under a node only lists are served (403 otherwise,
+as Ironic). ``port_common`` does the work; the handlers read their
+requests as WSME did (``dispatch.wsme_arguments``).
 """
 
-import pecan
 import webob.exc
 
-from allocsvc.api.controllers.v1 import base
+from allocsvc.api.controllers.v1 import dispatch
 from allocsvc.api.controllers.v1 import node_common
-from allocsvc.api.controllers.v1 import port
 from allocsvc.api.controllers.v1 import port_common as common
-from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
 
 KIND = common.PORTGROUP
 FIRST_VERSION = (1, 23)
-SUBCONTROLLERS = (1, 24)
 
 
 def gate():
@@ -36,89 +33,45 @@ def gate():
         raise webob.exc.HTTPNotFound()
 
 
-class PortgroupsController:
-    """``/v1/portgroups``, or the port groups of one node."""
-
-    def __init__(self, node_ident=None):
-        self.node_ident = node_ident
-
-    def _resource(self, detail=False):
-        path = ('portgroups' if self.node_ident is None
-                else 'nodes/%s/portgroups' % self.node_ident)
-        return path + '/detail' if detail else path
-
-    @pecan.expose()
-    def _lookup(self, ident, *remainder):
-        if self.node_ident is not None:
-            # Before any handler: Pecan would not render the exception.
-            raise webob.exc.HTTPForbidden(detail='Operation not permitted.')
-        if remainder and remainder[0] == 'ports' and \
-                not utils.allowed(SUBCONTROLLERS):
-            raise webob.exc.HTTPNotFound()
-        return PortgroupController(ident), list(remainder)
-
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed('GET, POST')
-
-    @index.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.PortgroupCollection)
-    def _list(self):
-        return types.PortgroupCollection.from_document(
-            common.list_collection(KIND, self._resource(),
-                                   node_ident=self.node_ident))
-
-    @pecan.expose('json', generic=True)
-    def detail(self, *args, **kwargs):
-        base.not_allowed('GET')
-
-    @detail.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.PortgroupCollection)
-    def _detail(self):
-        return types.PortgroupCollection.from_document(
-            common.list_collection(KIND, self._resource(detail=True),
-                                   detail_path=True,
-                                   node_ident=self.node_ident))
-
-    @index.when(method='POST', **base.WSME_JSON)
-    @base.expose(types.Portgroup, body=types.jsontype, status_code=201)
-    def _post(self, body=None):
-        if self.node_ident is not None:
-            raise exception.OperationNotPermitted()
-        node_common.query_without_arguments()
-        return types.Portgroup.from_document(common.create(KIND, body))
+def _resource(node):
+    """The path of a list, for its ``next`` link."""
+    return 'portgroups' if node is None else 'nodes/%s/portgroups' % node
 
 
-class PortgroupController(base.Resource):
-    """``/v1/portgroups/{pg}`` and its ports."""
+@dispatch.wsme_arguments()
+def list_portgroups(node=None):
+    """The port groups, or those of the ``node`` of the path."""
+    return common.list_collection(KIND, _resource(node), node_ident=node)
 
-    def __init__(self, ident):
-        self.ident = ident
-        self.ports = port.PortsController(portgroup_ident=ident)
 
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed('DELETE, GET, PATCH')
+@dispatch.wsme_arguments()
+def list_portgroups_detail(node=None):
+    return common.list_collection(KIND, _resource(node) + '/detail',
+                                  detail_path=True, node_ident=node)
 
-    @index.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.Portgroup)
-    def _get(self):
-        params = node_common.query()
-        utils.check_arguments(params, ('fields',))
-        fields = common.parse_fields(KIND, params.get('fields'))
-        record, _node = common.authorized(KIND, self.ident, 'get')
-        return types.Portgroup.from_document(
-            common.render(KIND, record, fields))
 
-    @index.when(method='PATCH', **base.WSME_JSON)
-    @base.expose(types.Portgroup, body=types.jsontype)
-    def _patch(self, patch=None):
-        node_common.query_without_arguments()
-        return types.Portgroup.from_document(
-            common.update(KIND, self.ident, patch))
+@dispatch.wsme_arguments('body')
+def create_portgroup(body, node=None):
+    """201 with the new port group; under a node, 403."""
+    if node is not None:
+        raise exception.OperationNotPermitted()
+    node_common.query_without_arguments()
+    return common.create(KIND, body)
 
-    @index.when(method='DELETE', **base.WSME_JSON)
-    @base.expose(None, status_code=204)
-    def _delete(self):
-        node_common.query_without_arguments()
-        common.destroy(KIND, self.ident)
+
+@dispatch.wsme_arguments()
+def show_portgroup(portgroup):
+    return common.show(KIND, portgroup)
+
+
+@dispatch.wsme_arguments('patch')
+def update_portgroup(portgroup, body):
+    node_common.query_without_arguments()
+    return common.update(KIND, portgroup, body)
+
+
+@dispatch.wsme_arguments()
+def delete_portgroup(portgroup):
+    node_common.query_without_arguments()
+    common.destroy(KIND, portgroup)
+    return dispatch.Reply(204)

@@ -46,9 +46,9 @@ def _all(handler, methods=('DELETE', 'GET', 'PATCH', 'POST', 'PUT')):
 _nodes = L(node.NodesController)
 _node = L(node.NodeController)
 _chassis_nodes = L(P(node.NodesController))
-_node_ports = L(lambda n: port.PortsController(node_ident=n))
-_pg_ports = L(lambda pg: port.PortsController(portgroup_ident=pg))
-_node_pgs = L(lambda n: portgroup.PortgroupsController(node_ident=n))
+_ports = {'GET': port.list_ports, 'POST': port.create_port}
+_portgroups = {'GET': portgroup.list_portgroups,
+               'POST': portgroup.create_portgroup}
 
 ROUTES = [
     # path                       since    {method: handler}        below
@@ -83,15 +83,11 @@ ROUTES = [
     (N + '/allocation', (1, 52), {
         'GET': allocation.show_node_allocation,
         'DELETE': allocation.delete_node_allocation}, NOT_ALLOWED),
-    (N + '/ports', None, _all(_node_ports, ('GET', 'POST')), FORBIDDEN),
-    (N + '/ports/detail', None, {'GET': L(
-        lambda n: port.PortsController(node_ident=n), 'detail')},
-     AS_METHODS),
-    (N + '/portgroups', (1, 24), _all(_node_pgs, ('GET', 'POST')),
-     FORBIDDEN),
-    (N + '/portgroups/detail', (1, 24), {'GET': L(
-        lambda n: portgroup.PortgroupsController(node_ident=n), 'detail')},
-     AS_METHODS),
+    (N + '/ports', None, _ports, FORBIDDEN),
+    (N + '/ports/detail', None, {'GET': port.list_ports_detail}, AS_METHODS),
+    (N + '/portgroups', (1, 24), _portgroups, FORBIDDEN),
+    (N + '/portgroups/detail', (1, 24),
+     {'GET': portgroup.list_portgroups_detail}, AS_METHODS),
     (N + '/vifs', (1, 28), {'GET': vifs.list_vifs, 'POST': vifs.attach_vif}),
     (N + '/vifs/{vif}', (1, 28), {'DELETE': vifs.detach_vif}),
     (N + '/bios', (1, 40), {'GET': records.handler('bios')}),
@@ -131,23 +127,21 @@ ROUTES = [
      node.malformed),
     ('/v1/chassis/{chassis}/nodes/detail', None,
      {'GET': L(P(node.NodesController), 'detail')}, AS_METHODS),
-    ('/v1/ports', None, _all(L(port.PortsController), ('GET', 'POST')),
-     AS_METHODS),
-    ('/v1/ports/detail', None, {'GET': L(port.PortsController, 'detail')},
-     AS_METHODS),
-    ('/v1/ports/{port}', None, _all(L(port.PortController),
-                                    ('DELETE', 'GET', 'PATCH'))),
-    ('/v1/portgroups', None, _all(L(portgroup.PortgroupsController),
-                                  ('GET', 'POST')), AS_METHODS),
+    ('/v1/ports', None, _ports, AS_METHODS),
+    ('/v1/ports/detail', None, {'GET': port.list_ports_detail}, AS_METHODS),
+    ('/v1/ports/{port}', None, {'GET': port.show_port,
+                                'PATCH': port.update_port,
+                                'DELETE': port.delete_port}),
+    ('/v1/portgroups', None, _portgroups, AS_METHODS),
     ('/v1/portgroups/detail', None,
-     {'GET': L(portgroup.PortgroupsController, 'detail')}, AS_METHODS),
-    ('/v1/portgroups/{portgroup}', None, _all(
-        L(portgroup.PortgroupController), ('DELETE', 'GET', 'PATCH'))),
-    ('/v1/portgroups/{portgroup}/ports', (1, 24),
-     _all(_pg_ports, ('GET', 'POST')), FORBIDDEN),
-    ('/v1/portgroups/{portgroup}/ports/detail', (1, 24), {'GET': L(
-        lambda pg: port.PortsController(portgroup_ident=pg), 'detail')},
-     AS_METHODS),
+     {'GET': portgroup.list_portgroups_detail}, AS_METHODS),
+    ('/v1/portgroups/{portgroup}', None, {
+        'GET': portgroup.show_portgroup,
+        'PATCH': portgroup.update_portgroup,
+        'DELETE': portgroup.delete_portgroup}),
+    ('/v1/portgroups/{portgroup}/ports', (1, 24), _ports, FORBIDDEN),
+    ('/v1/portgroups/{portgroup}/ports/detail', (1, 24),
+     {'GET': port.list_ports_detail}, AS_METHODS),
     ('/v1/drivers', None, {'GET': driver.list_drivers}),
     ('/v1/drivers/{driver}', None, {'GET': driver.show_driver}),
     ('/v1/drivers/{driver}/properties', None,

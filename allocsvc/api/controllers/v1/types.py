@@ -1,22 +1,20 @@
 """The WSME types of the ``/v1`` handlers not converted yet (see
 ``dispatch``): what they accept and return.
 
-The resources still served through WSME (Node, Port, Portgroup,
-Chassis), their collections and links are WSME complex
-types, rendered by ``wsmeext.pecan.wsexpose``. A field a response
-leaves out (newer than the request's microversion, or not in
-``?fields=``) stays ``Unset``, which WSME does not render.
+The resources still served through WSME (Node, Chassis), their
+collections and links are WSME complex types, rendered by
+``wsmeext.pecan.wsexpose``. A field a response leaves out (newer than
+the request's microversion, or not in ``?fields=``) stays ``Unset``,
+which WSME does not render.
 
 Request bodies are taken as ``jsontype`` (any JSON value) and checked by
-the JSON schemas of ``node_schema``, ``port_schema`` and
-``chassis_schema``, which carry Ironic's error
-messages.
+the JSON schemas of ``node_schema`` and ``chassis_schema``, which carry
+Ironic's error messages.
 """
 
 from wsme import types as wtypes
 
 from allocsvc.api.controllers.v1 import node_schema
-from allocsvc.api.controllers.v1 import port_schema
 
 
 class JsonType(wtypes.UserType):
@@ -119,49 +117,6 @@ Node = type('Node', (Base,), dict(
 
 class NodeCollection(Base):
     nodes = [Node]
-    next = wtypes.text
-
-
-_PORT_FIELD_TYPES = {
-    'extra': {wtypes.text: jsontype},
-    'internal_info': {wtypes.text: jsontype},
-    'local_link_connection': {wtypes.text: jsontype},
-    'properties': {wtypes.text: jsontype},
-    'pxe_enabled': bool,
-    'is_smartnic': bool,
-    'standalone_ports_supported': bool,
-    'available_for_dynamic_portgroup': bool,
-    'dynamic_portgroup': bool,
-}
-
-
-def _port_attributes(fields, extra_links=()):
-    attributes = {name: _PORT_FIELD_TYPES.get(name, wtypes.text)
-                  for name, _since in fields}
-    attributes['links'] = [Link]
-    for name in extra_links:
-        attributes[name] = [Link]
-    return attributes
-
-
-# A port / port group: the fields of ``port_schema`` (only those of the
-# request's version are set) and its links; a port group also links to
-# its ports (1.24).
-Port = type('Port', (Base,), dict(
-    _port_attributes(port_schema.PORT_FIELDS),
-    __doc__='A port as Ironic shows it, at the request\'s version.'))
-Portgroup = type('Portgroup', (Base,), dict(
-    _port_attributes(port_schema.PORTGROUP_FIELDS, ('ports',)),
-    __doc__='A port group as Ironic shows it, at the request\'s version.'))
-
-
-class PortCollection(Base):
-    ports = [Port]
-    next = wtypes.text
-
-
-class PortgroupCollection(Base):
-    portgroups = [Portgroup]
     next = wtypes.text
 
 

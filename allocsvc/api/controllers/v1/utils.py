@@ -157,15 +157,23 @@ def strip_json_suffix(ident):
     return ident
 
 
-def parse_fields(fields, allowed_fields):
+def parse_fields(fields, allowed_fields, gates=None):
     """The list of field names in ``fields`` (a comma-separated string, or
-    None for all); 400 naming any that ``allowed_fields`` lacks."""
+    None for all); 400 naming any that ``allowed_fields`` lacks. With
+    ``gates`` (field -> first version it may be named at), Ironic's 406
+    before 1.8 (no ``fields`` yet) and for a field newer than the
+    request."""
     if fields is None:
         return None
+    if gates is not None and not allowed((1, 8)):
+        raise NotAcceptable('Request not acceptable.')
     names = [name.strip() for name in fields.split(',') if name.strip()]
     bad = [name for name in names if name not in allowed_fields]
     if bad:
         raise BadRequest('Field(s) "%s" are not valid' % ', '.join(bad))
+    if gates is not None and not all(allowed(gates[name])
+                                     for name in names):
+        raise NotAcceptable('Request not acceptable.')
     return names
 
 
