@@ -132,6 +132,7 @@ def test_requests_read_as_wsme_read_them(api, method, path, body,
 
 
 @pytest.mark.parametrize('path', ['/v1/ports', '/v1/portgroups/pg',
+                                  '/v1/chassis/%s' % UNKNOWN,
                                   '/v1/nodes/n1/ports'])
 def test_an_xml_body_that_is_not_xml_is_a_400(api, path):
     # WSME let the parser's error escape: a 500.

@@ -1,14 +1,14 @@
 """``/v1/chassis``: Ironic's chassis API.
 
-Routes (Pecan object dispatch; everything else is a 404 or a 405)::
+Routes (``routes.ROUTES``)::
 
     GET, POST           /v1/chassis                 list (fields, detail,
                                                     paging), create
     GET                 /v1/chassis/detail
     GET, PATCH, DELETE  /v1/chassis/{uuid}
-    GET                 /v1/chassis/{uuid}/nodes    node.NodesController,
-    GET                 /v1/chassis/{uuid}/nodes/detail   with the node
-                                                    list's filters
+    GET                 /v1/chassis/{uuid}/nodes    the node list's, with
+    GET                 /v1/chassis/{uuid}/nodes/detail   its filters
+                                                    (``node``)
 
 A chassis is not node state: the API reads and writes it through
 ``objects.Chassis``, as Ironic's API does, with no conductor and no
@@ -20,7 +20,8 @@ naming a chassis that a concurrent delete removed.
 Requests are checked in Ironic's order and words (see
 ``chassis_schema``); Ironic's answers are followed to the letter,
 ``nodes`` included: Ironic renders the chassis's node links as a list
-holding the list of links, and its response schema says so.
+holding the list of links, and its response schema says so. The
+handlers read their requests as WSME did (``dispatch.wsme_arguments``).
 """
 
 import pecan
@@ -29,9 +30,8 @@ from allocsvc import objects
 from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import chassis_schema as schema
-from allocsvc.api.controllers.v1 import node
+from allocsvc.api.controllers.v1 import dispatch
 from allocsvc.api.controllers.v1 import node_common
-from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
 
 _LIST_ARGUMENTS = ('marker', 'limit', 'sort_key', 'sort_dir', 'fields',
@@ -134,137 +134,105 @@ def _collection(resource, args, fields):
     link = _next_link(resource, found, limit, args)
     if link is not None:
         document['next'] = link
-    return types.ChassisCollection.from_document(document)
+    return document
 
 
-class ChassisController:
-    """``/v1/chassis``; a chassis and what lies below it are found by
-    ``_lookup``."""
-
-    @pecan.expose()
-    def _lookup(self, ident, *remainder):
-        if remainder and remainder[0] == 'nodes':
-            return node.NodesController(chassis_ident=ident), \
-                list(remainder[1:])
-        return OneChassisController(ident), list(remainder)
-
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed('GET, POST')
-
-    @index.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.ChassisCollection)
-    def _list(self):
-        args = _arguments(_LIST_ARGUMENTS)
-        schema.check_request(schema.LIST_QUERY, args)
-        access.authorize('baremetal:chassis:get')
-        fields = args.get('fields')
-        _check_fields_version(fields)
-        detail = args.get('detail')
-        if detail is not None and not utils.allowed((1, 43)):
-            raise utils.BadRequest('Invalid query parameter ?detail=%s '
-                                   'received.' % detail)
-        if fields is not None and detail:
-            raise utils.BadRequest('Can not specify ?detail=True and fields '
-                                   'in the same request.')
-        if fields is None and not detail:
-            fields = list(schema.LIST_FIELDS)
-        return _collection('chassis', dict(args, fields=fields), fields)
-
-    @pecan.expose('json', generic=True)
-    def detail(self, *args, **kwargs):
-        base.not_allowed('GET')
-
-    @detail.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.ChassisCollection)
-    def _detail(self):
-        args = _arguments(_DETAIL_ARGUMENTS)
-        schema.check_request(schema.DETAIL_QUERY, args)
-        access.authorize('baremetal:chassis:get')
-        return _collection('chassis/detail', args, None)
-
-    @index.when(method='POST', **base.WSME_JSON)
-    @base.expose(types.Chassis, body=types.jsontype, status_code=201)
-    def _post(self, body=None):
-        _arguments(())
-        if not pecan.request.body:
-            body = {}       # Ironic creates a chassis from no body
-        values = schema.check_document('chassis', body)
-        schema.check_request(schema.CREATE_BODY, values)
-        access.authorize('baremetal:chassis:create')
-        chassis = objects.Chassis(utils.context(), **{
-            key: value for key, value in values.items()
-            if value is not None})
-        chassis.create()
-        pecan.response.location = '%s/v1/chassis/%s' % (
-            base.public_url(), chassis.uuid)
-        return types.Chassis.from_document(render(chassis))
+@dispatch.wsme_arguments()
+def list_chassis():
+    args = _arguments(_LIST_ARGUMENTS)
+    schema.check_request(schema.LIST_QUERY, args)
+    access.authorize('baremetal:chassis:get')
+    fields = args.get('fields')
+    _check_fields_version(fields)
+    detail = args.get('detail')
+    if detail is not None and not utils.allowed((1, 43)):
+        raise utils.BadRequest('Invalid query parameter ?detail=%s '
+                               'received.' % detail)
+    if fields is not None and detail:
+        raise utils.BadRequest('Can not specify ?detail=True and fields '
+                               'in the same request.')
+    if fields is None and not detail:
+        fields = list(schema.LIST_FIELDS)
+    return _collection('chassis', dict(args, fields=fields), fields)
 
 
-class OneChassisController(base.Resource):
-    """``/v1/chassis/{uuid}``."""
+@dispatch.wsme_arguments()
+def list_chassis_detail():
+    args = _arguments(_DETAIL_ARGUMENTS)
+    schema.check_request(schema.DETAIL_QUERY, args)
+    access.authorize('baremetal:chassis:get')
+    return _collection('chassis/detail', args, None)
 
-    def __init__(self, ident):
-        self.ident = ident
 
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed('DELETE, GET, PATCH')
+@dispatch.wsme_arguments('body')
+def create_chassis(body):
+    """201 with the new chassis and its Location."""
+    _arguments(())
+    if not pecan.request.body:
+        body = {}       # Ironic creates a chassis from no body
+    values = schema.check_document('chassis', body)
+    schema.check_request(schema.CREATE_BODY, values)
+    access.authorize('baremetal:chassis:create')
+    chassis = objects.Chassis(utils.context(), **{
+        key: value for key, value in values.items() if value is not None})
+    chassis.create()
+    return dispatch.Reply(201, render(chassis), '%s/v1/chassis/%s' % (
+        base.public_url(), chassis.uuid))
 
-    @index.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.Chassis)
-    def _get(self):
-        args = _arguments(('fields',))
-        uuid = schema.check_uuid('chassis_uuid', _ident(self.ident))
-        schema.check_request(schema.PATH, {'chassis_uuid': uuid})
-        schema.check_request(schema.SHOW_QUERY, args)
-        access.authorize('baremetal:chassis:get')
-        _check_fields_version(args.get('fields'))
-        return types.Chassis.from_document(render(_fetch(uuid),
-                                                  args.get('fields')))
 
-    @index.when(method='PATCH', **base.WSME_JSON)
-    @base.expose(types.Chassis, body=types.jsontype)
-    def _patch(self, patch=None):
-        _arguments(())
-        if not pecan.request.body:
-            patch = {}      # what Ironic validates for no body
-        uuid = _ident(self.ident)
-        schema.check_argument('patch', schema.PATCH, patch)
-        schema.check_request(schema.PATH, {'chassis_uuid': uuid})
-        schema.check_request(schema.UPDATE_BODY, patch)
-        access.authorize('baremetal:chassis:update')
-        for op in patch:
-            if utils.patch_root(op) not in schema.PATCHABLE:
-                raise utils.BadRequest(
-                    'Cannot patch %s. Only the following can be updated: %s'
-                    % (op['path'], ', '.join(schema.PATCHABLE)))
-        chassis = _fetch(uuid)
-        current = {'uuid': chassis.uuid, 'extra': dict(chassis.extra),
-                   'description': chassis.description}
-        patched = utils.apply_patch(current, patch)
-        schema.check_document('patch', patched)
-        if patched.get('uuid') != current['uuid']:
-            raise utils.BadRequest('Cannot overwrite UUID for an existing '
-                                   'Chassis.')
-        for name in schema.PATCHABLE:
-            value = patched.get(name)
-            if name == 'extra' and value is None:
-                value = {}
-            if value != current[name]:
-                setattr(chassis, name, value)
-        # Every PATCH is a write, as in Ironic: an empty one stamps
-        # updated_at too. It is conditional on the fields it changes
-        # having kept the values the patch was applied to.
-        chassis.save(expected={name: current[name]
-                               for name in chassis.obj_what_changed()})
-        return types.Chassis.from_document(render(chassis))
+@dispatch.wsme_arguments()
+def show_chassis(chassis):
+    args = _arguments(('fields',))
+    uuid = schema.check_uuid('chassis_uuid', _ident(chassis))
+    schema.check_request(schema.PATH, {'chassis_uuid': uuid})
+    schema.check_request(schema.SHOW_QUERY, args)
+    access.authorize('baremetal:chassis:get')
+    _check_fields_version(args.get('fields'))
+    return render(_fetch(uuid), args.get('fields'))
 
-    @index.when(method='DELETE', **base.WSME_JSON)
-    @base.expose(None, status_code=204)
-    def _delete(self):
-        _arguments(())
-        uuid = schema.check_uuid('chassis_uuid', _ident(self.ident))
-        schema.check_request(schema.PATH, {'chassis_uuid': uuid})
-        access.authorize('baremetal:chassis:delete')
-        _fetch(uuid).destroy()
+
+@dispatch.wsme_arguments('patch')
+def update_chassis(chassis, body):
+    """The JSON patch ``body`` applied to the chassis."""
+    _arguments(())
+    patch = body if pecan.request.body else {}  # what Ironic validates
+    uuid = _ident(chassis)
+    schema.check_argument('patch', schema.PATCH, patch)
+    schema.check_request(schema.PATH, {'chassis_uuid': uuid})
+    schema.check_request(schema.UPDATE_BODY, patch)
+    access.authorize('baremetal:chassis:update')
+    for op in patch:
+        if utils.patch_root(op) not in schema.PATCHABLE:
+            raise utils.BadRequest(
+                'Cannot patch %s. Only the following can be updated: %s'
+                % (op['path'], ', '.join(schema.PATCHABLE)))
+    found = _fetch(uuid)
+    current = {'uuid': found.uuid, 'extra': dict(found.extra),
+               'description': found.description}
+    patched = utils.apply_patch(current, patch)
+    schema.check_document('patch', patched)
+    if patched.get('uuid') != current['uuid']:
+        raise utils.BadRequest('Cannot overwrite UUID for an existing '
+                               'Chassis.')
+    for name in schema.PATCHABLE:
+        value = patched.get(name)
+        if name == 'extra' and value is None:
+            value = {}
+        if value != current[name]:
+            setattr(found, name, value)
+    # Every PATCH is a write, as in Ironic: an empty one stamps
+    # updated_at too. It is conditional on the fields it changes having
+    # kept the values the patch was applied to.
+    found.save(expected={name: current[name]
+                         for name in found.obj_what_changed()})
+    return render(found)
+
+
+@dispatch.wsme_arguments()
+def delete_chassis(chassis):
+    _arguments(())
+    uuid = schema.check_uuid('chassis_uuid', _ident(chassis))
+    schema.check_request(schema.PATH, {'chassis_uuid': uuid})
+    access.authorize('baremetal:chassis:delete')
+    _fetch(uuid).destroy()
+    return dispatch.Reply(204)

@@ -1,15 +1,14 @@
 """The WSME types of the ``/v1`` handlers not converted yet (see
 ``dispatch``): what they accept and return.
 
-The resources still served through WSME (Node, Chassis), their
-collections and links are WSME complex types, rendered by
-``wsmeext.pecan.wsexpose``. A field a response leaves out (newer than
-the request's microversion, or not in ``?fields=``) stays ``Unset``,
-which WSME does not render.
+The resource still served through WSME (Node), its collection and
+links are WSME complex types, rendered by ``wsmeext.pecan.wsexpose``. A
+field a response leaves out (newer than the request's microversion, or
+not in ``?fields=``) stays ``Unset``, which WSME does not render.
 
 Request bodies are taken as ``jsontype`` (any JSON value) and checked by
-the JSON schemas of ``node_schema`` and ``chassis_schema``, which carry
-Ironic's error messages.
+the JSON schemas of ``node_schema``, which carry Ironic's error
+messages.
 """
 
 from wsme import types as wtypes
@@ -117,22 +116,4 @@ Node = type('Node', (Base,), dict(
 
 class NodeCollection(Base):
     nodes = [Node]
-    next = wtypes.text
-
-
-class Chassis(Base):
-    """A chassis as Ironic shows it. ``nodes`` is what Ironic renders: a
-    list holding the list of the links to the chassis's nodes."""
-
-    uuid = wtypes.text
-    created_at = wtypes.text
-    updated_at = wtypes.text
-    description = wtypes.text
-    extra = {wtypes.text: jsontype}
-    links = [Link]
-    nodes = jsontype
-
-
-class ChassisCollection(Base):
-    chassis = [Chassis]
     next = wtypes.text
