@@ -307,3 +307,14 @@ def test_patch_and_delete(database):
     assert call('DELETE', '/v1/portgroups/renamed').status_int == 204
     assert error(call('GET', '/v1/portgroups/renamed'), 404) == (
         'Portgroup renamed could not be found.')
+
+
+def test_a_portgroup_document_lists_its_members_by_name(database):
+    # The order WSME rendered them in, which the handlers keep.
+    n = node()
+    created = portgroup(n['uuid'], address=mac(8), name='pg8')
+    for doc in (created, call('GET', '/v1/portgroups/pg8').json,
+                call('GET', '/v1/nodes/%s/portgroups/detail' % n['uuid']
+                     ).json['portgroups'][0],
+                call('GET', '/v1/portgroups').json['portgroups'][0]):
+        assert list(doc) == sorted(doc)

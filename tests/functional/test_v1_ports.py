@@ -761,3 +761,17 @@ def test_json_suffix_of_a_port_group_before_its_ports(database):
     assert [p['uuid'] for p in resp.json['ports']] == [doc['uuid']]
     assert call('GET', '/v1/portgroups/%s.json/ports' % pg['uuid'],
                 version='1.91').status_int == 404
+
+
+def test_a_port_document_lists_its_members_by_name(database):
+    # The order WSME rendered them in, which the handlers keep.
+    n = node()
+    created = call('POST', '/v1/ports', {'node_uuid': n['uuid'],
+                                         'address': mac(7)})
+    assert created.status_int == 201, created.text
+    for doc in (created.json,
+                call('GET', '/v1/ports/' + created.json['uuid']).json,
+                call('GET', '/v1/ports/detail').json['ports'][0],
+                call('GET', '/v1/ports?fields=uuid,address,extra'
+                     ).json['ports'][0]):
+        assert list(doc) == sorted(doc)
