@@ -9,7 +9,6 @@ test plays the API: it writes allocations the way the API does
 ``rpcapi.ConductorAPI``.
 """
 
-import time
 import uuid
 
 from futurist import _thread as futurist_thread
@@ -23,9 +22,7 @@ from allocsvc.conductor import rpcapi
 from allocsvc.conductor import service
 from allocsvc.db.baremetal import allocations as db_allocations
 from tests import conftest
-
-# Generous bounds for waits (never asserted as performance).
-WAIT = 60
+from tests.helpers import waiting
 
 # Stopping an RPC server joins its executor's idle threads, which look
 # for work once a second: a second per conductor stopped, in every test.
@@ -46,20 +43,6 @@ def make_conf(**conductor):
     for name, value in settings.items():
         conf.set_override(name, value, group='conductor')
     return conf
-
-
-def wait_for(predicate, timeout=WAIT, interval=0.01, max_interval=0.2):
-    """Poll ``predicate`` (backing off, as a polite client does) until
-    it returns something true; return that."""
-    deadline = time.time() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.time() > deadline:
-            raise AssertionError('condition not met in %ss' % timeout)
-        time.sleep(interval)
-        interval = min(interval * 1.5, max_interval)
 
 
 class Harness:
@@ -129,12 +112,12 @@ class Harness:
                                       conductor.hostname)
         return allocation
 
-    def final(self, allocation_id, timeout=WAIT):
+    def final(self, allocation_id, timeout=waiting.WAIT):
         """The allocation once it is no longer ``allocating``."""
         def done():
             record = db_allocations.get_by_id(self.context, allocation_id)
             return record if record.state != states.ALLOCATING else None
-        return wait_for(done, timeout)
+        return waiting.wait_for(done, timeout)
 
     def get(self, allocation_id):
         return db_allocations.get_by_id(self.context, allocation_id)

@@ -35,6 +35,7 @@ from allocsvc.db.baremetal import conductors
 from allocsvc.db.baremetal import node_locks
 from allocsvc.db.baremetal import nodes
 from tests.functional import conductor_harness
+from tests.helpers import waiting
 
 
 @pytest.fixture
@@ -60,7 +61,7 @@ def test_allocates_a_node(harness):
     assert node.instance_info['traits'] == []
     assert node.provision_state == states.AVAILABLE
     # The lock is given back just after the bind commits.
-    conductor_harness.wait_for(lambda: nodes.get_by_uuid(
+    waiting.wait_for(lambda: nodes.get_by_uuid(
         harness.context, final.node_uuid).reservation is None)
     assert final.conductor_affinity == harness.conductor.conductor_id
 

@@ -17,6 +17,7 @@ from allocsvc.common import states
 from allocsvc.db.baremetal import allocations as db_allocations
 from allocsvc.db.baremetal import nodes
 from tests.functional import conductor_harness
+from tests.helpers import waiting
 
 CLIENTS = 50
 NODES = 20
@@ -58,7 +59,7 @@ def test_many_clients_few_nodes(database):
         holders[allocation.node_id] = allocation
     assert set(holders) == {n.id for n in made}
     # Locks are given back just after each bind commits.
-    conductor_harness.wait_for(lambda: not nodes.list_nodes(
+    waiting.wait_for(lambda: not nodes.list_nodes(
         harness.context, filters={'reserved': True}))
     for node in nodes.list_nodes(harness.context):
         assert node.instance_uuid == holders[node.id].uuid

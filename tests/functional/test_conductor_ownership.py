@@ -43,7 +43,8 @@ from allocsvc.db.baremetal import nodes
 from allocsvc.db import models
 from tests import backends
 from tests.functional import conductor_harness
-from tests.functional.conductor_harness import wait_for
+from tests.helpers.waiting import WAIT
+from tests.helpers.waiting import wait_for
 
 REDIS = 'redis://127.0.0.1:6379'
 
@@ -71,7 +72,7 @@ def _gate(monkeypatch, blocked_ids):
 
     def allocate(context, allocation_id, *args, **kwargs):
         if allocation_id in blocked_ids:
-            assert gate.wait(conductor_harness.WAIT)
+            assert gate.wait(WAIT)
         return real(context, allocation_id, *args, **kwargs)
 
     monkeypatch.setattr(allocations, 'allocate', allocate)

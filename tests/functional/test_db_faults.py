@@ -54,6 +54,7 @@ from tests import conftest
 from tests.functional import conductor_harness
 from tests.functional.ironic_errors import fault
 from tests.functional import test_v1_allocations as v1
+from tests.helpers import waiting
 
 UNAVAILABLE = 'The database is unavailable. Please try again later.'
 
@@ -112,7 +113,7 @@ def kill(backend, ids=None, db_name=backends.DB_NAME):
                 else:
                     conn.execute(sa.text('SELECT pg_terminate_backend(:p)'),
                                  {'p': ident})
-            conductor_harness.wait_for(
+            waiting.wait_for(
                 lambda: not (_server_ids(conn, backend, db_name) &
                              set(ids)))
     finally:
@@ -557,7 +558,7 @@ def test_conductor_connection_killed_while_binding(harness, server_db):
     assert final.state == states.ACTIVE, final.last_error
     node = db_nodes.get_by_uuid(harness.context, final.node_uuid)
     assert node.instance_uuid == final.uuid
-    conductor_harness.wait_for(lambda: db_nodes.get_by_uuid(
+    waiting.wait_for(lambda: db_nodes.get_by_uuid(
         harness.context, final.node_uuid).reservation is None)
 
 
@@ -569,7 +570,7 @@ def test_conductor_outage_leaves_the_allocation_for_its_check(harness,
     with going_down(server_db, 'FROM nodes') as k:
         harness.rpcapi.create_allocation(harness.context, allocation,
                                          conductor.host)
-        conductor_harness.wait_for(
+        waiting.wait_for(
             lambda: k and not conductor.manager.in_flight())
     record = harness.get(allocation.id)
     assert record.state == states.ALLOCATING

@@ -40,6 +40,7 @@ from tests import conftest
 from tests.functional import conductor_harness
 from tests.functional.ironic_errors import fault
 from tests.functional.ironic_errors import message
+from tests.helpers import waiting
 
 IRONIC = 'X-OpenStack-Ironic-API-Version'
 PLACEMENT = {'X-Auth-Token': 'admin', 'X-Roles': 'admin,service',
@@ -163,7 +164,7 @@ def world(database, api_conductor):
     resp = send('POST', '/v1/allocations', dumps({
         'name': 'al', 'resource_class': 'nothing-has-it'}))
     assert resp.status_int == 201, resp.text
-    conductor_harness.wait_for(lambda: send(
+    waiting.wait_for(lambda: send(
         'GET', '/v1/allocations/al').json['state'] == 'error')
     return {'rp': rp, 'node': node, 'db': database}
 

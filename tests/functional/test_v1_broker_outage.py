@@ -26,9 +26,10 @@ from allocsvc.conductor import rpcapi
 from allocsvc.db.baremetal import allocations as db_allocations
 from tests import conftest
 from tests.functional import conductor_harness
-from tests.functional import test_v1_allocations
 from tests.functional.ironic_errors import fault
 from tests.functional.ironic_errors import message
+from tests.functional import test_v1_allocations
+from tests.helpers import waiting
 
 HANDOVER = 0.3
 CALL = 0.5
@@ -97,7 +98,7 @@ def test_post_answers_allocating_and_the_conductor_finishes_it(outage):
     assert row.conductor_affinity == outage.conductor.id
     # Its conductor starts it from the database: no message needed.
     outage.service.manager.resume(outage.ctx)
-    final = conductor_harness.wait_for(
+    final = waiting.wait_for(
         lambda: (lambda r: r if r.state != states.ALLOCATING else None)(
             db_allocations.get_by_id(outage.ctx, row.id)))
     assert final.state == states.ACTIVE

@@ -21,7 +21,7 @@ import sys
 import openstack
 import pytest
 
-from tests.functional import test_commands
+from tests.helpers import processes
 
 OPENSTACK = os.path.join(os.path.dirname(sys.executable), 'openstack')
 
@@ -42,7 +42,7 @@ for args in json.loads(sys.argv[2]):
 
 @pytest.fixture(scope='module')
 def endpoint(tmp_path_factory):
-    yield from test_commands.serve_all_in_one(
+    yield from processes.serve_all_in_one(
         tmp_path_factory.mktemp('nodes-cli'))
 
 

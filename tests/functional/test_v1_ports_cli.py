@@ -12,13 +12,13 @@ same life through openstacksdk.
 import openstack
 import pytest
 
-from tests.functional import test_commands
 from tests.functional.test_v1_nodes_cli import cli
+from tests.helpers import processes
 
 
 @pytest.fixture(scope='module')
 def endpoint(tmp_path_factory):
-    yield from test_commands.serve_all_in_one(
+    yield from processes.serve_all_in_one(
         tmp_path_factory.mktemp('ports-cli'))
 
 

@@ -18,8 +18,9 @@ import time
 import uuid
 
 from tests import backends
-from tests.integration import processes
-from tests.integration import server as api_server
+from tests.helpers import net
+from tests.helpers import processes
+from tests.helpers import waiting
 
 RABBIT = 'rabbit://guest:guest@127.0.0.1:5672/'
 REDIS = 'redis://127.0.0.1:6379'
@@ -141,7 +142,7 @@ class Cluster(processes.ProcessGroup):
         self.wait_ready(1 if db_url is None else conductors)
 
     def _start_embedded(self):
-        self.port = api_server.free_port()
+        self.port = net.free_port()
         conf = self.workdir / 'allocsvc.conf'
         conf.write_text('[api]\nport = %d\nplacement_port = 0\n'
                         '[database]\nconnection = sqlite:///%s\n'
@@ -180,7 +181,7 @@ class Cluster(processes.ProcessGroup):
                 str(BIN / 'allocsvc-conductor'), '--config-file', str(conf)])
         api_conf = self.workdir / 'api.conf'
         api_conf.write_text(common + '[api]\nauth_strategy = noauth\n')
-        self.port = api_server.free_port()
+        self.port = net.free_port()
         self.spawn('api', [
             sys.executable, '-m', 'gunicorn', '--workers', str(workers),
             '--threads', str(threads), '--worker-class', 'gthread',
@@ -190,17 +191,16 @@ class Cluster(processes.ProcessGroup):
 
     def wait_ready(self, conductors, timeout=90):
         deadline = time.time() + timeout
-        while time.time() < deadline:
-            self.check_running()
+
+        def ready():
             try:
                 status, body = self.client.request('GET', '/v1/conductors')
             except OSError:
-                status = None
-            if status == 200 and sum(
-                    c['alive'] for c in body['conductors']) >= conductors:
-                break
-            time.sleep(0.3)
-        else:
+                return False
+            return status == 200 and sum(
+                c['alive'] for c in body['conductors']) >= conductors
+        if not waiting.wait_for(ready, timeout, interval=0.3,
+                                max_interval=0.3, process=self, fail=False):
             raise RuntimeError('not ready\n' + self.output())
         if getattr(self, 'hosts', None):
             self.wait_rpc_servers(deadline)

@@ -16,7 +16,7 @@ import uuid
 import pytest
 
 from tests import conftest
-from tests.integration import server as server_mod
+from tests.helpers import processes
 
 CLIENTS = 16
 PROVIDERS = 3
@@ -30,7 +30,7 @@ DEADLINE = 90
 def api(request, tmp_path):
     db = conftest.get_database(request.param)
     db.clean()
-    srv = server_mod.APIServer(tmp_path, db.url, workers=4, threads=4)
+    srv = processes.APIServer(tmp_path, db.url, workers=4, threads=4)
     yield srv
     srv.stop()
 

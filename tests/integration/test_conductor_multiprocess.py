@@ -27,7 +27,6 @@ import pathlib
 import socket
 import sys
 import threading
-import time
 import uuid
 
 import pytest
@@ -44,7 +43,8 @@ from allocsvc.db.baremetal import conductors
 from allocsvc.db.baremetal import nodes
 from tests import backends
 from tests import conftest
-from tests.integration import processes
+from tests.helpers import processes
+from tests.helpers import waiting
 
 RABBIT = 'rabbit://guest:guest@127.0.0.1:5672/'
 REDIS = 'redis://127.0.0.1:6379'
@@ -74,18 +74,6 @@ def db(request):
     database = conftest.get_database(request.param)
     database.clean()
     return database
-
-
-def _wait_for(predicate, timeout=WAIT, interval=0.02):
-    deadline = time.time() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.time() > deadline:
-            return value
-        time.sleep(interval)
-        interval = min(interval * 1.5, 0.2)
 
 
 class Conductors(processes.ProcessGroup):
@@ -132,7 +120,8 @@ class Conductors(processes.ProcessGroup):
             self.check_running()
             rows = conductors.list_conductors(context, HEARTBEAT_TIMEOUT)
             return {r.hostname for r in rows if r.alive} >= set(self.hosts)
-        assert _wait_for(alive), self.output()
+        assert waiting.wait_for(alive, WAIT, interval=0.02,
+                                fail=False), self.output()
 
     def ids(self, context):
         return {conductors.get(context, host).id: host
@@ -181,7 +170,7 @@ def _final(context, allocation_id):
     def done():
         record = db_allocations.get_by_id(context, allocation_id)
         return record if record.state != states.ALLOCATING else None
-    return _wait_for(done)
+    return waiting.wait_for(done, WAIT, interval=0.02, fail=False)
 
 
 def _race(cluster, clients):
@@ -212,7 +201,7 @@ def _settle(context):
         rows = db_allocations.list_allocations(context)
         return rows if not [r for r in rows
                             if r.state == states.ALLOCATING] else None
-    return _wait_for(settled)
+    return waiting.wait_for(settled, WAIT, interval=0.02, fail=False)
 
 
 def _check_outcome(cluster, made):

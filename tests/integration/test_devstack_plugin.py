@@ -39,9 +39,9 @@ import sqlalchemy as sa
 
 from allocsvc.common import config
 from tests import backends
+from tests.helpers import net
+from tests.helpers import processes
 from tests.integration import baremetal_cluster
-from tests.integration import processes
-from tests.integration import server as api_server
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 STUB = pathlib.Path(__file__).resolve().with_name('devstack_stub.sh')
@@ -148,7 +148,7 @@ class RecordedCluster(baremetal_cluster.Cluster):
 
 def test_stack_runs_the_whole_service(request, tmp_path):
     baremetal_cluster.require_services('rabbitmq', 'redis')
-    port = api_server.free_port()
+    port = net.free_port()
     run = uuid.uuid4().hex[:8]
     devstack = Devstack(
         tmp_path, DEVSTACK_SERVICES, ALLOCSVC_CONDUCTORS='2',

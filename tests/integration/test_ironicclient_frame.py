@@ -12,12 +12,12 @@ from ironicclient import exc as ironic_exc
 import pytest
 
 from allocsvc.api.controllers.v1 import versions
-from tests.functional import test_commands
+from tests.helpers import processes
 
 
 @pytest.fixture(scope='module')
 def endpoint(tmp_path_factory):
-    yield from test_commands.serve_all_in_one(
+    yield from processes.serve_all_in_one(
         tmp_path_factory.mktemp('ironicclient'))
 
 

@@ -16,12 +16,12 @@ import openstack
 from openstack import exceptions
 import pytest
 
-from tests.functional import test_commands
+from tests.helpers import processes
 
 
 @pytest.fixture(scope='module')
 def endpoint(tmp_path_factory):
-    yield from test_commands.serve_all_in_one(
+    yield from processes.serve_all_in_one(
         tmp_path_factory.mktemp('sdk-baremetal'))
 
 

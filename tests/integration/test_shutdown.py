@@ -22,9 +22,9 @@ import sys
 import time
 import uuid
 
+from tests.helpers import net
+from tests.helpers import processes
 from tests.integration import baremetal_cluster as cluster_mod
-from tests.integration import processes
-from tests.integration import server as api_server
 
 GRACE = 20
 # A stop that waits out the grace is a failure; the margin covers a
@@ -128,7 +128,7 @@ def _wait_exit(group, name):
 
 def test_all_in_one_stops_cleanly_on_sigterm(tmp_path):
     group = processes.ProcessGroup(tmp_path)
-    port = api_server.free_port()
+    port = net.free_port()
     try:
         client = _start_all(group, tmp_path, port)
         cluster_mod.enrol(client, NODES, 'shutdown-rc', threads=3)
