@@ -5,15 +5,14 @@ and changes nothing, at every microversion where the format differs."""
 
 import pytest
 
-from allocsvc.api import app as api_app
-from tests import conftest
 from tests.client import placement_request as _call
+from tests.helpers import apps
 
 
 @pytest.mark.parametrize('version', ['1.12', '1.27', '1.28', '1.34', '1.38',
                                      '1.39'])
 def test_get_body_put_back_changes_nothing(database, version):
-    app = api_app.placement_app(conftest.make_conf())
+    app = apps.placement()
     rps = []
     for name, inventory in (('compute', {'VCPU': {'total': 8},
                                          'MEMORY_MB': {'total': 4096}}),

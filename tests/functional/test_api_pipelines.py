@@ -9,10 +9,10 @@ import logging
 import pytest
 import webob
 
-from allocsvc.api import app as api_app
-from tests import conftest
 from tests.client import ok
 from tests.client import placement_request
+from tests import conftest
+from tests.helpers import apps
 
 IRONIC = 'X-OpenStack-Ironic-API-Version'
 LOGGER = 'allocsvc.api.middleware.requestlog'
@@ -25,7 +25,7 @@ def _app(**middleware):
     conf = conftest.make_conf()
     for name, value in middleware.items():
         conf.set_override(name, value, group='oslo_middleware')
-    return api_app.setup_app(conf, prepare_db=False)
+    return apps.whole(conf)
 
 
 @pytest.fixture

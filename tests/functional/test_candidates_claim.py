@@ -8,10 +8,9 @@ import uuid
 
 import pytest
 
-from allocsvc.api import app as api_app
-from tests import conftest
 from tests.client import create_provider as _provider
 from tests.client import placement_request as _call
+from tests.helpers import apps
 
 AGG = 'f2a6c1b0-8d1e-4c2e-9a57-3f0d2b6e9a11'
 
@@ -53,7 +52,7 @@ QUERIES = [
 
 @pytest.mark.parametrize('version,query', QUERIES)
 def test_every_candidate_can_be_claimed(database, version, query):
-    app = api_app.placement_app(conftest.make_conf())
+    app = apps.placement()
     _topology(app)
     resp = _call(app, 'GET', '/allocation_candidates?' + query, version)
     assert resp.status_int == 200, resp.body
@@ -92,7 +91,7 @@ def test_a_limit_gives_the_providers_with_most_room_first(database):
     # queue on one provider: with a limit, single-provider candidates
     # come with the most room (in requests of that size) first, ties
     # in creation order; the same usage gives the same answer.
-    app = api_app.placement_app(conftest.make_conf())
+    app = apps.placement()
     inv = {'VCPU': {'total': 8}, 'MEMORY_MB': {'total': 4096}}
     a, b, c = (_provider(app, name, inventory=inv) for name in 'abc')
     query = 'resources=VCPU:1,MEMORY_MB:512'

@@ -14,12 +14,11 @@ import uuid
 
 import pytest
 
-from allocsvc.api import app as api_app
 from allocsvc.placement.candidates import prefix
-from tests import conftest
 from tests.client import create_provider
 from tests.client import ok
 from tests.client import placement_request
+from tests.helpers import apps
 
 AGGS = ['%08d-0000-4000-8000-000000000000' % i for i in range(4)]
 ROOTS = 70
@@ -142,7 +141,7 @@ def served(monkeypatch):
 
 def test_a_limit_gives_the_first_candidates_of_the_whole_search(
         database, served):
-    app = api_app.placement_app(conftest.make_conf())
+    app = apps.placement()
     _fleet(app, random.Random(19))
     for version, query in QUERIES:
         everything = _get(app, version, query)
@@ -164,7 +163,7 @@ def test_single_provider_candidates_come_most_room_first(database, served):
     # Flat providers alone: each prefix's candidates come most room
     # first (ties in id order), and a prefix with fewer providers with
     # room than the limit grows.
-    app = api_app.placement_app(conftest.make_conf())
+    app = apps.placement()
     names = {}
     for n in range(40):
         names[create_provider(app, 'cn%02d' % n, inventory={
@@ -188,7 +187,7 @@ def test_single_provider_candidates_come_most_room_first(database, served):
 def test_growing_prefix_reaches_a_lone_candidate_at_the_end(
         database, served, limit):
     # Every node but the last is full: the prefixes grow to the end.
-    app = api_app.placement_app(conftest.make_conf())
+    app = apps.placement()
     roots = []
     for n in range(50):
         root = create_provider(app, 'cn%02d' % n,

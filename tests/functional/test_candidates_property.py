@@ -27,10 +27,10 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from allocsvc.api import app as api_app
+from tests import client
 from tests import conftest
 from tests.functional import candidates_model as model
-from tests import client
+from tests.helpers import apps
 
 RCS = ('VCPU', 'MEMORY_MB', 'CUSTOM_MAGIC')
 TRAITS = ('CUSTOM_T1', 'CUSTOM_T2', 'HW_CPU_X86_AVX2')
@@ -331,7 +331,7 @@ def show(keys):
 
 def _fresh_app():
     conftest.get_database('sqlite').clean()
-    return api_app.placement_app(conftest.make_conf())
+    return apps.placement()
 
 
 def _strip(keys, req):

@@ -11,9 +11,8 @@ aggregate or whose root is.
 import json
 import uuid
 
-from allocsvc.api import app as api_app
-from tests import conftest
 from tests.client import placement_request as _call
+from tests.helpers import apps
 
 AGG = '6b1d5a0e-3c1f-4d8e-9a52-0f1e2d3c4b5a'
 
@@ -58,7 +57,7 @@ def _world(app):
 
 
 def test_summaries_show_what_the_filter_left_out(database):
-    app = api_app.placement_app(conftest.make_conf())
+    app = apps.placement()
     rps = _world(app)
     resp = _call(app, 'GET', '/allocation_candidates?resources=VCPU:1'
                  '&member_of=%s' % AGG, '1.39')
@@ -79,7 +78,7 @@ def test_summaries_show_what_the_filter_left_out(database):
 
 
 def test_summaries_before_1_27_show_requested_classes(database):
-    app = api_app.placement_app(conftest.make_conf())
+    app = apps.placement()
     rps = _world(app)
     resp = _call(app, 'GET', '/allocation_candidates?resources=VCPU:1'
                  '&member_of=%s' % AGG, '1.26')
@@ -95,7 +94,7 @@ def test_summaries_same_with_or_without_a_limit(database):
     # The other classes' inventories are read for the trees the
     # candidates use: with a limit smaller than the number of trees,
     # only some of them, but each summary shown is the same.
-    app = api_app.placement_app(conftest.make_conf())
+    app = apps.placement()
     rps = _world(app)
     whole = _call(app, 'GET', '/allocation_candidates?resources=VCPU:1',
                   '1.39')
@@ -122,7 +121,7 @@ def test_body_is_what_the_standard_encoder_writes(database):
     # The answer is written by orjson with the separators put back;
     # upstream's tests (and clients) match on the text, so every byte
     # must be what json.dumps writes, at every microversion.
-    app = api_app.placement_app(conftest.make_conf())
+    app = apps.placement()
     rps = _world(app)
     trait = 'CUSTOM_RACK_1'
     assert _call(app, 'PUT', '/traits/%s' % trait, '1.39').status_int in (
@@ -150,7 +149,7 @@ def test_body_is_what_the_standard_encoder_writes(database):
 def test_capacity_wider_than_64_bits_is_shown(database):
     # A ratio near its bound makes a capacity orjson cannot write; the
     # answer must still be a 200, as the standard library writes it.
-    app = api_app.placement_app(conftest.make_conf())
+    app = apps.placement()
     rp = _provider(app, 'huge', inventory={'VCPU': {
         'total': 2147483647, 'allocation_ratio': 3.0e38}})
     resp = _call(app, 'GET', '/allocation_candidates?resources=VCPU:1',

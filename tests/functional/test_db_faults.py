@@ -36,7 +36,6 @@ import psycopg2
 import pytest
 import sqlalchemy as sa
 
-from allocsvc.api import app as api_app
 from allocsvc.common import context as context_mod
 from allocsvc.common import exception
 from allocsvc.common import states
@@ -54,6 +53,7 @@ from tests import conftest
 from tests.functional import conductor_harness
 from tests.functional.ironic_errors import fault
 from tests.functional import test_v1_allocations as v1
+from tests.helpers import apps as wsgi_apps
 from tests.helpers import waiting
 
 UNAVAILABLE = 'The database is unavailable. Please try again later.'
@@ -272,7 +272,7 @@ class Apps:
 
     def __init__(self):
         self.env = v1.Env()
-        self.placement = api_app.placement_app(conftest.make_conf())
+        self.placement = wsgi_apps.placement()
 
     def p(self, method, path, body=None):
         return placement_request(self.placement, method, path, '1.39',

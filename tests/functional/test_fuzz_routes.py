@@ -40,7 +40,6 @@ from hypothesis import strategies as st
 import pytest
 import webob
 
-from allocsvc.api import app as api_app
 from allocsvc.api.controllers.placement import handler
 from allocsvc.api.controllers.placement.schemas import aggregate
 from allocsvc.api.controllers.placement.schemas import allocation
@@ -60,6 +59,7 @@ from tests import client
 from tests import conftest
 from tests.functional import conductor_harness
 from tests.functional import ironic_errors
+from tests.helpers import apps
 
 METHODS = ('GET', 'PUT', 'POST', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS')
 
@@ -582,7 +582,7 @@ def placement_requests(draw, values):
 def placement_app():
     db = conftest.get_database('sqlite')
     db.clean()
-    app = api_app.placement_app(conftest.make_conf())
+    app = apps.placement()
     return app, _placement_seed(app)
 
 
@@ -757,8 +757,7 @@ V1_QUERY_NAMES = [
 
 def _v1_seed():
     api_conductor = conductor_harness.api_conductor()
-    app = api_app.setup_app(conftest.make_conf(), prepare_db=False,
-                            rpcapi=api_conductor[1])
+    app = apps.whole(rpcapi=api_conductor[1])
 
     def call(method, path, body=None, status=201):
         resp = _send(app, method, path, {
@@ -896,7 +895,7 @@ def test_v1_unparsable_form_body_is_400(v1_app, caplog, method, body):
 def test_placement_candidates_limit_beyond_any_list(caplog, limit):
     # itertools.islice refused a limit above sys.maxsize: a 500.
     conftest.get_database('sqlite')
-    app = api_app.placement_app(conftest.make_conf())
+    app = apps.placement()
     rp = client.ok(client.placement_request(
         app, 'POST', '/resource_providers', '1.39',
         {'name': 'fz-limit-%d' % limit}))['uuid']

@@ -13,10 +13,10 @@ from gabbi import suitemaker
 from gabbi import utils as gabbi_utils
 import pytest
 
-from allocsvc.api import app as api_app
 from tests import backends
 from tests import conftest
 from tests.functional import fixtures
+from tests.helpers import apps
 
 GABBITS = os.path.join(os.path.dirname(__file__), 'gabbits')
 FILES = sorted(f[:-5] for f in os.listdir(GABBITS) if f.endswith('.yaml'))
@@ -26,7 +26,7 @@ def _run_file(name):
     conf = conftest.make_conf()
 
     def intercept():
-        return api_app.placement_app(conf)
+        return apps.placement(conf)
 
     suite_dict = gabbi_utils.load_yaml(
         yaml_file=os.path.join(GABBITS, name + '.yaml'))

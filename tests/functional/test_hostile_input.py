@@ -40,6 +40,7 @@ from tests import conftest
 from tests.functional import conductor_harness
 from tests.functional.ironic_errors import fault
 from tests.functional.ironic_errors import message
+from tests.helpers import apps
 from tests.helpers import waiting
 
 IRONIC = 'X-OpenStack-Ironic-API-Version'
@@ -63,11 +64,7 @@ _APP = {}
 
 
 def app():
-    if 'app' not in _APP:
-        _APP['app'] = api_app.setup_app(
-            conftest.make_conf(), prepare_db=False,
-            rpcapi=conductor_harness.api_conductor()[1])
-    return _APP['app']
+    return apps.shared()
 
 
 def send(method, path, body=None, headers=None, content_type=JSON,
@@ -129,8 +126,7 @@ def plain():
     refused before any database or conductor is reached."""
     conftest.get_database('sqlite').clean()
     if 'plain' not in _APP:
-        _APP['plain'] = api_app.setup_app(conftest.make_conf(),
-                                          prepare_db=False)
+        _APP['plain'] = apps.whole()
     return _APP['plain']
 
 

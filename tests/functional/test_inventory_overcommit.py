@@ -12,9 +12,9 @@ import uuid
 
 import pytest
 
-from allocsvc.api import app as api_app
 from tests import client
 from tests import conftest
+from tests.helpers import apps
 
 CONSUMER = str(uuid.uuid4())
 SERVICE = {'X-Roles': 'service'}
@@ -24,7 +24,7 @@ def _app(database, refuse):
     conf = conftest.make_conf()
     conf.set_override('refuse_inventory_below_usage', refuse,
                       group='placement')
-    return api_app.placement_app(conf)
+    return apps.placement(conf)
 
 
 def _provider_with_allocation(app):

@@ -13,10 +13,10 @@ import re
 
 import pytest
 
-from allocsvc.api import app as api_app
 from allocsvc.api.controllers.placement import handler
-from tests import conftest
 from tests.client import placement_request as _request
+from tests import conftest
+from tests.helpers import apps
 
 VERSIONS = ['1.0', '1.6', '1.18', '1.39']
 
@@ -112,7 +112,7 @@ _EVERY_ROLE = {'X-Roles': 'admin,service'}
 def test_no_request_gets_a_server_error(backend):
     db = conftest.get_database(backend)
     db.clean()
-    app = api_app.placement_app(conftest.make_conf())
+    app = apps.placement()
     rp = _seed(app)
     failures = []
     sent = 0

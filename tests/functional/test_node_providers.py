@@ -26,7 +26,6 @@ Scenarios:
 import pytest
 
 from allocsvc import objects
-from allocsvc.api import app as api_app
 from allocsvc.common import exception
 from allocsvc.common import states
 from allocsvc.conductor import allocations as conductor_allocations
@@ -40,6 +39,7 @@ from allocsvc.db.baremetal import nodes
 from tests import client
 from tests import conftest
 from tests.functional import conductor_harness
+from tests.helpers import apps
 
 NOVA = '6a8b8c2e-5a3d-4d3c-9b7e-2f0d8f0e7a11'
 PROJECT = '0d1c8a51-0f5d-4a0e-8b6c-6f1c1b9b6a4e'
@@ -51,7 +51,7 @@ def harness(database, allocation_backend):
         allocation_backend=allocation_backend))
     harness.conductor = harness.start_conductor()
     harness.backend = allocation_backend
-    harness.placement = api_app.placement_app(harness.conf)
+    harness.placement = apps.placement(harness.conf)
     yield harness
     harness.stop()
 
@@ -59,7 +59,7 @@ def harness(database, allocation_backend):
 @pytest.fixture
 def placement(database):
     harness = conductor_harness.Harness()
-    harness.placement = api_app.placement_app(harness.conf)
+    harness.placement = apps.placement(harness.conf)
     return harness
 
 

@@ -9,8 +9,8 @@ from keystonemiddleware import opts as keystone_opts
 import pytest
 import webob
 
-from allocsvc.api import app as api_app
 from tests import conftest
+from tests.helpers import apps
 
 ADMIN = {'X-Auth-Token': 'admin'}
 
@@ -19,7 +19,7 @@ ADMIN = {'X-Auth-Token': 'admin'}
 def placement():
     db = conftest.get_database('sqlite')
     db.clean()
-    return api_app.placement_app(conftest.make_conf())
+    return apps.placement()
 
 
 def call(app, path, method='GET', headers=None, body=None, **environ):
@@ -185,7 +185,7 @@ def test_admin_reshapes_with_legacy_rules(tmp_path):
     conftest.get_database('sqlite').clean()
     conf = conftest.make_conf()
     conf.set_override('enforce_new_defaults', False, group='oslo_policy')
-    app = api_app.placement_app(conf)
+    app = apps.placement(conf)
     resp = call(app, '/reshaper', method='POST', body={},
                 headers={'X-Auth-Token': 'admin',
                          'OpenStack-API-Version': 'placement 1.30'})
@@ -198,7 +198,7 @@ def test_policy_file_overrides_defaults(tmp_path):
     policy_file.write_text('"placement:resource_providers:list": "@"\n')
     conf = conftest.make_conf()
     conf.set_override('policy_file', str(policy_file), group='oslo_policy')
-    app = api_app.placement_app(conf)
+    app = apps.placement(conf)
     resp = call(app, '/resource_providers',
                 headers={'X-Auth-Token': 'alice:project-a'})
     assert resp.status_int == 200
@@ -210,7 +210,7 @@ def test_legacy_rules_need_enforce_new_defaults_off(tmp_path):
     conftest.get_database('sqlite').clean()
     conf = conftest.make_conf()
     conf.set_override('enforce_new_defaults', True, group='oslo_policy')
-    app = api_app.placement_app(conf)
+    app = apps.placement(conf)
     service = {'X-Auth-Token': 'nova:svc', 'X-Roles': 'service'}
     assert call(app, '/resource_providers', headers=service).status_int == 200
     assert call(app, '/resource_providers',
@@ -313,7 +313,7 @@ def test_cors_preflight(tmp_path):
     conf = conftest.make_conf()
     conf.set_override('allowed_origin', ['http://dashboard.example'],
                       group='cors')
-    app = api_app.placement_app(conf)
+    app = apps.placement(conf)
     resp = call(app, '/resource_providers', method='OPTIONS',
                 headers={'Origin': 'http://dashboard.example',
                          'Access-Control-Request-Method': 'GET'})
@@ -324,7 +324,7 @@ def test_cors_preflight(tmp_path):
 
 def test_links_and_location_follow_the_mount_point():
     conftest.get_database('sqlite').clean()
-    whole = api_app.setup_app(conftest.make_conf(), prepare_db=False)
+    whole = apps.whole()
     headers = dict(ADMIN, **{'OpenStack-API-Version': 'placement 1.20'})
     resp = call(whole, '/placement/resource_providers', method='POST',
                 headers=headers, body={'name': 'mounted'})
@@ -347,7 +347,7 @@ def test_keystone_strategy_uses_auth_token_middleware():
         conf.register_opts(opts, group=group)
     conf.set_override('www_authenticate_uri', 'http://127.0.0.1:5000/v3',
                       group='keystone_authtoken')
-    app = api_app.placement_app(conf)
+    app = apps.placement(conf)
     assert call(app, '/').status_int == 200
     # No token: keystonemiddleware refuses before anything reaches us.
     resp = call(app, '/resource_providers')

@@ -19,10 +19,10 @@ import uuid
 
 import pytest
 
-from allocsvc.api import app as api_app
-from tests import conftest
 from tests.client import ok
 from tests.client import placement_request as call
+from tests import conftest
+from tests.helpers import apps
 
 A, B, C, D = ('aaaaaaaa-0000-4000-8000-00000000000%d' % i
               for i in range(1, 5))
@@ -35,7 +35,7 @@ def _app(**limits):
     conf = conftest.make_conf()
     for name, value in limits.items():
         conf.set_override(name, value, group='placement')
-    return api_app.placement_app(conf)
+    return apps.placement(conf)
 
 
 def _provider(app, name, aggs=(), traits=(), vcpu=8):

@@ -29,11 +29,9 @@ import types
 import pytest
 import webob
 
-from allocsvc.api import app as api_app
 from allocsvc.api.middleware import auth
 from allocsvc.common import context as context_mod
 from allocsvc.common import exception
-from allocsvc.common import policy
 from allocsvc.common import states
 from allocsvc.conductor import backends
 from allocsvc.conductor import mirror
@@ -43,6 +41,7 @@ from tests import conftest
 from tests.functional import conductor_harness
 from tests.functional.ironic_errors import fault
 from tests.functional.ironic_errors import message
+from tests.helpers import apps
 
 IRONIC = 'X-OpenStack-Ironic-API-Version'
 FULL_KEYS = {'uuid', 'name', 'node_uuid', 'state', 'last_error',
@@ -95,8 +94,7 @@ class Env:
         self.backend = backends.from_conf(self.conf)
         service, client = conductor_harness.api_conductor()
         self.rpc = FakeConductorAPI(self.backend, client)
-        self.app = app or api_app.setup_app(self.conf, prepare_db=False,
-                                            rpcapi=self.rpc)
+        self.app = app or apps.whole(self.conf, rpcapi=self.rpc)
         self.ctx = context_mod.get_admin_context()
         # The conductor of the allocations the API writes, and the one
         # the calls go to.
@@ -791,7 +789,7 @@ def keystone_env(database, monkeypatch):
     conf = conftest.make_conf(auth_strategy='keystone')
     monkeypatch.setattr(auth, 'KeystoneAuth', lambda app, conf: app)
     env = Env(conf=conf)
-    env.app = api_app.baremetal_app(conf, policy.get_enforcer(conf), env.rpc)
+    env.app = apps.baremetal(conf, env.rpc)
     return env
 
 
@@ -878,7 +876,7 @@ def test_hostile_input_is_never_a_500(env):
 
 
 def test_an_api_without_conductor_client_answers_503(sqlite_env):
-    app = api_app.setup_app(sqlite_env.conf, prepare_db=False)
+    app = apps.whole(sqlite_env.conf)
     sqlite_env.app = app
     resp = sqlite_env.post({'resource_class': 'rc'})
     assert resp.status_int == 503

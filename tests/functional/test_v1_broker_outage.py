@@ -20,7 +20,6 @@ import time
 import oslo_messaging as messaging
 import pytest
 
-from allocsvc.api import app as api_app
 from allocsvc.common import states
 from allocsvc.conductor import rpcapi
 from allocsvc.db.baremetal import allocations as db_allocations
@@ -29,6 +28,7 @@ from tests.functional import conductor_harness
 from tests.functional.ironic_errors import fault
 from tests.functional.ironic_errors import message
 from tests.functional import test_v1_allocations
+from tests.helpers import apps
 from tests.helpers import waiting
 
 HANDOVER = 0.3
@@ -72,8 +72,7 @@ def outage(database):
     broken = rpcapi.ConductorAPI(conf, transport=client.transport)
     broken.client = _Broker()
     env = test_v1_allocations.Env(
-        conf=conf, app=api_app.setup_app(conf, prepare_db=False,
-                                         rpcapi=broken))
+        conf=conf, app=apps.whole(conf, rpcapi=broken))
     env.broker = broken.client
     env.service = service
     yield env

@@ -14,12 +14,12 @@ from oslo_utils import timeutils
 import pytest
 import webob
 
-from allocsvc.api import app as api_app
 from allocsvc.common import context as context_mod
 from allocsvc.db.baremetal import conductors as db_conductors
 from allocsvc.db import models
 from tests import conftest
 from tests.functional.ironic_errors import message
+from tests.helpers import apps
 
 IRONIC = 'X-OpenStack-Ironic-API-Version'
 SHORT = {'hostname', 'conductor_group', 'alive', 'links'}
@@ -30,7 +30,7 @@ class Env:
     def __init__(self, database, conf=None):
         self.database = database
         self.conf = conf or conftest.make_conf()
-        self.app = api_app.setup_app(self.conf, prepare_db=False)
+        self.app = apps.whole(self.conf)
         self.ctx = context_mod.get_admin_context()
 
     def call(self, path, version='latest'):

@@ -9,9 +9,9 @@ from keystonemiddleware import opts as keystone_opts
 import pytest
 import webob
 
-from allocsvc.api import app as api_app
 from allocsvc.api.controllers.v1 import versions
 from tests import conftest
+from tests.helpers import apps
 
 IRONIC = 'X-OpenStack-Ironic-API-Version'
 MIN = 'X-OpenStack-Ironic-API-Minimum-Version'
@@ -23,7 +23,7 @@ LATEST = str(versions.MAX_VERSION)
 @pytest.fixture
 def api():
     conftest.get_database('sqlite').clean()
-    return api_app.setup_app(conftest.make_conf(), prepare_db=False)
+    return apps.whole()
 
 
 def call(app, path, method='GET', headers=None, **environ):
@@ -295,7 +295,7 @@ def keystone_api():
         conf.register_opts(opts, group=group)
     conf.set_override('www_authenticate_uri', 'http://127.0.0.1:5000/v3',
                       group='keystone_authtoken')
-    return api_app.setup_app(conf, prepare_db=False)
+    return apps.whole(conf)
 
 
 def test_keystone_public_routes_need_no_token(keystone_api):

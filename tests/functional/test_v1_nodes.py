@@ -28,7 +28,6 @@ import uuid
 import pytest
 import webob
 
-from allocsvc.api import app as api_app
 from allocsvc.api.controllers.v1 import node_schema
 from allocsvc.common import context as context_mod
 from allocsvc.common import states
@@ -37,17 +36,15 @@ from allocsvc.conductor import rpcapi
 from allocsvc.db.baremetal import conductors as db_conductors
 from allocsvc.db.baremetal import nodes as db_nodes
 from tests import conftest
-from tests.functional import conductor_harness
 from tests.functional.ironic_errors import fault
 from tests.functional.ironic_errors import message
+from tests.helpers import apps
 
 IRONIC = 'X-OpenStack-Ironic-API-Version'
 LIST_KEYS = {'uuid', 'name', 'instance_uuid', 'power_state',
              'provision_state', 'maintenance', 'links'}
 FULL_KEYS = ({name for name, _since in node_schema.FIELDS} |
              {'links', 'ports', 'states', 'portgroups'})
-
-_APP = None
 
 # Every test here changes nodes through the API, which hands each change
 # to a conductor.
@@ -58,11 +55,7 @@ def app():
     """One application for the whole module (the database behind it is
     the ``database`` fixture's, its conductor the ``api_conductor``
     fixture's)."""
-    global _APP
-    if _APP is None:
-        _APP = api_app.setup_app(conftest.make_conf(), prepare_db=False,
-                                 rpcapi=conductor_harness.api_conductor()[1])
-    return _APP
+    return apps.shared()
 
 
 def call(method, path, body=None, version='latest', raw=None):
@@ -529,7 +522,7 @@ def test_list_limit_is_capped_by_max_limit(database, monkeypatch):
     for i in range(3):
         create()
     conf = conftest.make_conf(max_limit=2)
-    capped = api_app.setup_app(conf, prepare_db=False)
+    capped = apps.whole(conf)
     req = webob.Request.blank('/v1/nodes?limit=10', headers={
         IRONIC: 'latest'})
     doc = req.get_response(capped).json

@@ -45,9 +45,7 @@ which has no ``enforce_scope`` option any more):
 
 import pytest
 
-from allocsvc.api import app as api_app
 from allocsvc.api.middleware import auth
-from allocsvc.common import policy
 from allocsvc.common import states
 from allocsvc.conductor import mirror
 from allocsvc.db.baremetal import allocations as db_allocations
@@ -55,6 +53,7 @@ from allocsvc.db.baremetal import nodes as db_nodes
 from tests import conftest
 from tests.functional.ironic_errors import message
 from tests.functional.test_v1_allocations import Env
+from tests.helpers import apps
 
 OWN, LEASE, OTHER = 'p-own', 'p-lease', 'p-other'
 ADMIN, MANAGER, MEMBER, READER = (
@@ -97,7 +96,7 @@ def make_env(monkeypatch, new_defaults=True, strategy='keystone',
                           group='oslo_policy')
     monkeypatch.setattr(auth, 'KeystoneAuth', lambda app, conf: app)
     env = Env(conf=conf)
-    env.app = api_app.baremetal_app(conf, policy.get_enforcer(conf), env.rpc)
+    env.app = apps.baremetal(conf, env.rpc)
     # Manageable: a state nodes may be deleted and provided in.
     manageable = states.MANAGEABLE
     env.node('owned', owner=OWN, provision_state=manageable)

@@ -28,11 +28,9 @@ import uuid
 import pytest
 import webob
 
-from allocsvc.api import app as api_app
-from tests import conftest
-from tests.functional import conductor_harness
 from tests.functional.ironic_errors import fault
 from tests.functional.ironic_errors import message
+from tests.helpers import apps
 
 IRONIC = 'X-OpenStack-Ironic-API-Version'
 FULL_KEYS = {'uuid', 'address', 'node_uuid', 'extra', 'created_at',
@@ -41,17 +39,11 @@ FULL_KEYS = {'uuid', 'address', 'node_uuid', 'extra', 'created_at',
              'is_smartnic', 'name', 'description', 'vendor', 'category',
              'available_for_dynamic_portgroup', 'links'}
 
-_APP = None
-
 pytestmark = pytest.mark.usefixtures('api_conductor')
 
 
 def app():
-    global _APP
-    if _APP is None:
-        _APP = api_app.setup_app(conftest.make_conf(), prepare_db=False,
-                                 rpcapi=conductor_harness.api_conductor()[1])
-    return _APP
+    return apps.shared()
 
 
 def call(method, path, body=None, version='latest', raw=None):

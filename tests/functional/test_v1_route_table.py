@@ -7,10 +7,10 @@ import re
 import pytest
 import webob
 
-from allocsvc.api import app as api_app
 from allocsvc.api.controllers.v1 import dispatch
 from allocsvc.api.controllers.v1 import routes
 from tests import conftest
+from tests.helpers import apps
 
 IRONIC = 'X-OpenStack-Ironic-API-Version'
 METHODS = ('DELETE', 'GET', 'PATCH', 'POST', 'PUT')
@@ -21,7 +21,7 @@ ROWS = [dispatch.Route(*row) for row in routes.ROUTES
 @pytest.fixture(scope='module')
 def api():
     conftest.get_database('sqlite').clean()
-    return api_app.setup_app(conftest.make_conf(), prepare_db=False)
+    return apps.whole()
 
 
 def call(app, path, method):

@@ -14,11 +14,11 @@ reading them (stage 1) and locking them (stage 3):
 
 import sqlalchemy as sa
 
-from allocsvc.api import app as api_app
 from allocsvc.db import models
 from allocsvc.placement import allocations
 from tests import client
 from tests import conftest
+from tests.helpers import apps
 
 CONSUMER = '11111111-2222-3333-4444-555555555555'
 
@@ -31,7 +31,7 @@ def _setup(database, retries):
     conf = conftest.make_conf()
     conf.set_override('allocation_conflict_retry_count', retries,
                       group='placement')
-    app = api_app.placement_app(conf)
+    app = apps.placement(conf)
     rp = _call(app, 'POST', '/resource_providers', {'name': 'cn'}).json
     assert _call(app, 'PUT', '/resource_providers/%s/inventories'
                  % rp['uuid'], {'resource_provider_generation': 0,

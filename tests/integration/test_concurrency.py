@@ -10,9 +10,9 @@ import threading
 
 import pytest
 
-from allocsvc.api import app as api_app
 from tests import client
 from tests import conftest
+from tests.helpers import apps
 
 ROUNDS = 8
 
@@ -21,7 +21,7 @@ ROUNDS = 8
 def placement(request):
     db = conftest.get_database(request.param)
     db.clean()
-    return api_app.placement_app(conftest.make_conf())
+    return apps.placement()
 
 
 def call(app, path, method='GET', body=None):
