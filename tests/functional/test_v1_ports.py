@@ -767,3 +767,78 @@ def test_a_port_document_lists_its_members_by_name(database):
                 call('GET', '/v1/ports?fields=uuid,address,extra'
                      ).json['ports'][0]):
         assert list(doc) == sorted(doc)
+
+
+# What a list answers to a query it refuses: (path and query, status,
+# message), for the lists of ports and port groups alike unless a path
+# says otherwise.
+LIST_REFUSALS = [
+    ('?limit=abc', 400, 'Invalid value for limit: "abc" is not an integer'),
+    ('?limit=1.5', 400, 'Invalid value for limit: "1.5" is not an integer'),
+    ('?limit=-1', 400, 'Limit must be positive'),
+    ('?limit=1&limit=2', 400, "Expected an integer for limit: ['1', '2']"),
+    ('?detail=maybe', 400,
+     'Invalid value for detail: "maybe" is not a boolean'),
+    ('?detail=', 400, 'Invalid value for detail: "" is not a boolean'),
+    ('?detail=1&detail=0', 400,
+     "Invalid detail: Unrecognized value '['1', '0']', acceptable values "
+     "are: '0', '1', 'f', 'false', 'n', 'no', 'off', 'on', 't', 'true', "
+     "'y', 'yes'"),
+    ('?detail=True&fields=uuid', 400,
+     'Can not specify ?detail=True and fields in the same request.'),
+    ('?fields=UUID', 400, 'Field(s) "UUID" are not valid'),
+    ('?fields=a%00b', 400,
+     'Invalid value for fields: it contains a NUL character.'),
+    ('?sort_key=bogus', 400,
+     'The sort_key value "bogus" is an invalid field for sorting'),
+    ('?sort_key=extra', 400,
+     'The sort_key value "extra" is an invalid field for sorting'),
+    ('?sort_dir=up', 400,
+     "Invalid sort direction: up. Acceptable values are 'asc' or 'desc'"),
+    ('?marker=notuuid', 400, 'Expected a UUID but received notuuid.'),
+    ('?marker=', 400, 'Expected a UUID but received .'),
+    ('?address=bad', 400, 'Expected a MAC address but received bad.'),
+    ('?foo=bar&body=x', 400, 'Unexpected arguments: body, foo'),
+    ('/detail?detail=True&fields=uuid', 400,
+     'Unexpected arguments: detail, fields'),
+]
+PORT_LIST_REFUSALS = [
+    ('/v1/ports?node=bogus!', 400,
+     'Expected a logical name or UUID but received bogus!.'),
+    ('/v1/portgroups?node=bogus!', 400,
+     'Expected a logical name or UUID but received bogus!.'),
+    # Under a node, the path's node is the filter.
+    ('/v1/nodes/n1/ports?node=bogus!', 200, None),
+    ('/v1/ports?sort_dir=asc&sort_dir=desc', 400,
+     "Expected string for sort_dir: ['asc', 'desc']"),
+    ('/v1/portgroups?sort_dir=asc&sort_dir=desc', 400,
+     "Schema error: ['asc', 'desc'] is not of type 'string'"),
+    ('/v1/ports?node_uuid=n1', 400, 'Expected a UUID but received n1.'),
+    ('/v1/portgroups?node_uuid=n1', 400, 'Unexpected arguments: node_uuid'),
+    ('/v1/ports?node=n1&portgroup=pg1', 403, 'Operation not permitted.'),
+    ('/v1/nodes/n1/ports?portgroup=pg1', 403, 'Operation not permitted.'),
+    ('/v1/ports?conductor_groups=a&node=n1', 400,
+     'Filtering by conductor_groups cannot be combined with node_ident, '
+     'portgroup_ident, or node address filters.'),
+    ('/v1/portgroups?node=n1&address=52:54:00:00:00:01', 400,
+     'Filtering by node, address, or shard simultaneously is not '
+     'supported.'),
+    ('/v1/portgroups?description_contains=x', 400,
+     'Unexpected arguments: description_contains'),
+]
+
+
+def test_what_lists_refuse(database):
+    n = node(name='n1')
+    assert call('POST', '/v1/portgroups', {'node_uuid': n['uuid'],
+                                           'name': 'pg1'}).status_int == 201
+    cases = PORT_LIST_REFUSALS + [
+        (base + query, status, text) for base in (
+            '/v1/ports', '/v1/portgroups', '/v1/nodes/n1/ports',
+            '/v1/portgroups/pg1/ports')
+        for query, status, text in LIST_REFUSALS]
+    for path, status, text in cases:
+        resp = call('GET', path)
+        assert resp.status_int == status, (path, resp.text)
+        if text is not None:
+            assert message(resp) == text, path
