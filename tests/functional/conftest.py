@@ -3,6 +3,8 @@
 import pytest
 
 from tests.functional import conductor_harness
+from tests.helpers.conductor_rpc import harness  # noqa: F401
+from tests.helpers.conductor_rpc import held  # noqa: F401
 
 
 @pytest.fixture

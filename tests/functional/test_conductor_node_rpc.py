@@ -28,7 +28,6 @@ Scenarios:
   previous release left behind (``api@...``), and no other.
 """
 
-import contextlib
 import datetime
 
 from oslo_utils import timeutils
@@ -36,12 +35,10 @@ import oslo_messaging as messaging
 import pytest
 
 from allocsvc import objects
-from allocsvc.common import context as ctx
 from allocsvc.common import exception
 from allocsvc.common import rpc
 from allocsvc.common import states
 from allocsvc.conductor import hash_ring
-from allocsvc.conductor import locking
 from allocsvc.conductor import manager
 from allocsvc.conductor import mirror
 from allocsvc.conductor import rpcapi
@@ -53,38 +50,10 @@ from allocsvc.db.baremetal import nodes
 from allocsvc.db import models
 from allocsvc.objects import base as objects_base
 from tests.functional import conductor_harness
+from tests.helpers.conductor_rpc import FAST
 
 INSTANCE = '0b4c4f0e-0a4f-4b57-9d0b-3c54f2b8d6a1'
 OTHER = '5f7d2f0a-8b4e-4d47-9a55-6b1bb7f6c7e2'
-# Patience of the conductors here: one retry, at once.
-FAST = dict(request_node_locked_retry_attempts=1,
-            request_node_locked_retry_interval=0.01)
-
-
-@pytest.fixture
-def harness(database):
-    harness = conductor_harness.Harness(conductor_harness.make_conf(**FAST))
-    harness.conductor = harness.start_conductor()
-    yield harness
-    harness.stop()
-
-
-@pytest.fixture
-def held(monkeypatch):
-    """The holder of each node lock taken, as the database shows it
-    while the lock is held, in order."""
-    seen = []
-    real = locking.node_lock
-
-    @contextlib.contextmanager
-    def node_lock(context, node_id, host, *args, **kwargs):
-        with real(context, node_id, host, *args, **kwargs) as node:
-            seen.append(nodes.get_by_id(ctx.get_admin_context(),
-                                        node_id).reservation)
-            yield node
-
-    monkeypatch.setattr(locking, 'node_lock', node_lock)
-    return seen
 
 
 def _node_object(harness, node):

@@ -16,9 +16,7 @@ from allocsvc.common import states
 from allocsvc.conductor import rpcapi
 from allocsvc.db.baremetal import node_locks
 from allocsvc.db.baremetal import ports as db_ports
-from tests.functional.test_conductor_node_rpc import FAST
-from tests.functional.test_conductor_node_rpc import harness  # noqa: F401
-from tests.functional.test_conductor_node_rpc import held  # noqa: F401
+from tests.helpers.conductor_rpc import FAST
 
 MAC = '52:54:00:aa:bb:01'
 
@@ -28,7 +26,7 @@ def _node(env):
     return objects.Node.get_by_id(env.context, row.id)
 
 
-def test_port_writes_hold_the_node_lock(harness, held):  # noqa: F811
+def test_port_writes_hold_the_node_lock(harness, held):
     node = _node(harness)
     client = harness.rpcapi
     port = client.create_port(harness.context, node,
@@ -51,7 +49,7 @@ def test_port_writes_hold_the_node_lock(harness, held):  # noqa: F811
                                   node.id).reservation is None
 
 
-def test_errors_come_back_as_themselves(harness):  # noqa: F811
+def test_errors_come_back_as_themselves(harness):
     node = _node(harness)
     client = harness.rpcapi
     port = client.create_port(harness.context, node,
@@ -66,7 +64,7 @@ def test_errors_come_back_as_themselves(harness):  # noqa: F811
     assert 'was changed by another request' in str(info.value)
 
 
-def test_a_locked_node_is_409_and_nothing_is_written(harness):  # noqa
+def test_a_locked_node_is_409_and_nothing_is_written(harness):
     node = _node(harness)
     node_locks.reserve(harness.context, node.id, 'someone-else')
     with pytest.raises(exception.NodeLocked):
@@ -75,7 +73,7 @@ def test_a_locked_node_is_409_and_nothing_is_written(harness):  # noqa
     assert db_ports.list_ports(harness.context) == []
 
 
-def test_capped_client_refuses_1_2(harness):  # noqa: F811
+def test_capped_client_refuses_1_2(harness):
     node = _node(harness)
     conf = harness.make_conf(rpc_version_cap='1.1', **FAST)
     capped = rpcapi.ConductorAPI(conf, harness.transport)
@@ -92,7 +90,7 @@ def test_capped_client_refuses_1_2(harness):  # noqa: F811
                               {'description': 'd'}).description == 'd'
 
 
-def test_capped_client_refuses_the_1_5_columns(harness):  # noqa: F811
+def test_capped_client_refuses_the_1_5_columns(harness):
     # A conductor older than RPC API 1.5 cannot write a port group's
     # physical network or a port's available_for_dynamic_portgroup;
     # other port writes still go to it.

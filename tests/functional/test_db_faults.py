@@ -52,8 +52,9 @@ from tests.client import placement_request
 from tests import conftest
 from tests.functional import conductor_harness
 from tests.functional.ironic_errors import fault
-from tests.functional import test_v1_allocations as v1
 from tests.helpers import apps as wsgi_apps
+from tests.helpers.db_faults import kill
+from tests.helpers import v1_allocations as v1
 from tests.helpers import waiting
 
 UNAVAILABLE = 'The database is unavailable. Please try again later.'
@@ -75,51 +76,6 @@ def server_db(request, fast_retries):
 
 
 # -- faults ------------------------------------------------------------------
-
-def _admin(backend):
-    return sa.create_engine(
-        backends._SERVER_URLS[backend] +
-        ('/postgres' if backend == 'postgresql' else '/'),
-        isolation_level='AUTOCOMMIT', poolclass=sa.pool.NullPool)
-
-
-def _server_ids(conn, backend, db_name=backends.DB_NAME):
-    """The server-side ids of the connections to database ``db_name``
-    but ``conn``'s own."""
-    if backend == 'mysql':
-        query = ('SELECT id FROM information_schema.processlist '
-                 'WHERE db = :db AND id <> CONNECTION_ID()')
-    else:
-        query = ('SELECT pid FROM pg_stat_activity '
-                 'WHERE datname = :db AND pid <> pg_backend_pid()')
-    return set(conn.execute(sa.text(query), {'db': db_name}).scalars())
-
-
-def kill(backend, ids=None, db_name=backends.DB_NAME):
-    """Kill the server connections ``ids`` (default: every connection to
-    database ``db_name``) and wait until the server has closed them.
-    Returns the ids killed."""
-    engine = _admin(backend)
-    try:
-        with engine.connect() as conn:
-            if ids is None:
-                ids = _server_ids(conn, backend, db_name)
-            for ident in ids:
-                if backend == 'mysql':
-                    try:
-                        conn.execute(sa.text('KILL %d' % ident))
-                    except sa.exc.DBAPIError:
-                        pass        # closed meanwhile
-                else:
-                    conn.execute(sa.text('SELECT pg_terminate_backend(:p)'),
-                                 {'p': ident})
-            waiting.wait_for(
-                lambda: not (_server_ids(conn, backend, db_name) &
-                             set(ids)))
-    finally:
-        engine.dispose()
-    return ids
-
 
 def _own_id(backend, dbapi_connection):
     if backend == 'mysql':

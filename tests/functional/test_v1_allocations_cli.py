@@ -10,9 +10,10 @@ free again, an allocation nothing matches ends in ``error`` with a
 reason, and a malformed request is a client error.
 """
 
-from tests.functional import test_v1_nodes_cli as nodes_cli
+from tests.helpers.cli import cli
+from tests.helpers.cli import endpoint_fixture
 
-endpoint = nodes_cli.endpoint
+endpoint = endpoint_fixture('allocations-cli')
 
 
 def test_allocation_commands(endpoint):
@@ -25,11 +26,11 @@ def test_allocation_commands(endpoint):
                   [*node, 'provide', name, '--wait', '30'],
                   [*node, 'power', 'off', name]]
     setup.append([*node, 'add', 'trait', 'gpu-1', 'CUSTOM_GPU'])
-    results = nodes_cli.cli(endpoint, *setup)
+    results = cli(endpoint, *setup)
     assert [rc for rc, _out, _err in results] == [0] * len(setup), results
     gpu_uuid = results[1][1]['uuid']
 
-    results = nodes_cli.cli(
+    results = cli(
         endpoint,
         [*alloc, 'create', '--resource-class', 'bronze', '--trait',
          'CUSTOM_GPU', '--name', 'job-1', '--wait', '30', '-f', 'json'],

@@ -33,9 +33,8 @@ from allocsvc.db.baremetal import allocations as db_allocations
 from allocsvc.db.baremetal import node_locks
 from allocsvc.db.baremetal import nodes as db_nodes
 from allocsvc.db import models
-from tests.functional import test_v1_allocations as base
-
-message = base.message
+from tests.functional.ironic_errors import message
+from tests.helpers import v1_allocations as base
 
 
 @pytest.fixture

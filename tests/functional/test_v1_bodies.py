@@ -11,7 +11,7 @@ of type 'array'". Every answer is a 400 and nothing is written.
 
 import pytest
 
-from tests.functional import test_v1_nodes as api
+from tests.helpers import v1 as api
 
 pytestmark = pytest.mark.usefixtures('api_conductor')
 

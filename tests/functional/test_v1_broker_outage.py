@@ -27,8 +27,8 @@ from tests import conftest
 from tests.functional import conductor_harness
 from tests.functional.ironic_errors import fault
 from tests.functional.ironic_errors import message
-from tests.functional import test_v1_allocations
 from tests.helpers import apps
+from tests.helpers import v1_allocations
 from tests.helpers import waiting
 
 HANDOVER = 0.3
@@ -71,7 +71,7 @@ def outage(database):
     service, client = conductor_harness.api_conductor()
     broken = rpcapi.ConductorAPI(conf, transport=client.transport)
     broken.client = _Broker()
-    env = test_v1_allocations.Env(
+    env = v1_allocations.Env(
         conf=conf, app=apps.whole(conf, rpcapi=broken))
     env.broker = broken.client
     env.service = service

@@ -37,8 +37,8 @@ from allocsvc.common import exception
 from allocsvc.db.baremetal import chassis as db_chassis
 from tests.functional.ironic_errors import fault
 from tests.functional.ironic_errors import message
-from tests.functional.test_v1_nodes import call
-from tests.functional.test_v1_nodes import create as create_node
+from tests.helpers.v1 import call
+from tests.helpers.v1 import create as create_node
 
 # Every test here may change nodes through the API, which hands each
 # change to a conductor.

@@ -16,16 +16,12 @@ import uuid
 
 from ironicclient import client as ironic_client
 import openstack
-import pytest
 
-from tests.functional.test_v1_nodes_cli import cli
-from tests.helpers import processes
+from tests.helpers.cli import cli
+from tests.helpers.cli import endpoint_fixture
 
 
-@pytest.fixture(scope='module')
-def endpoint(tmp_path_factory):
-    yield from processes.serve_all_in_one(
-        tmp_path_factory.mktemp('chassis-cli'))
+endpoint = endpoint_fixture('chassis-cli')
 
 
 def test_chassis_through_the_cli(endpoint):

@@ -17,7 +17,7 @@ from allocsvc.common import hardware
 from allocsvc.db.baremetal import conductors as db_conductors
 from tests import conftest
 from tests.functional.ironic_errors import message
-from tests.functional.test_v1_conductors import Env
+from tests.helpers.v1_conductors import Env
 
 IFACE_KEYS = {'%s_%s_interface%s' % (prefix, kind, suffix)
               for kind in hardware.INTERFACE_TYPES

@@ -21,7 +21,7 @@ from allocsvc.conductor import rpcapi
 from allocsvc.db.baremetal import conductors as db_conductors
 from allocsvc.db.baremetal import nodes as db_nodes
 from allocsvc.db import models
-from tests.functional import test_v1_nodes as api
+from tests.helpers import v1 as api
 
 pytestmark = pytest.mark.usefixtures('api_conductor')
 

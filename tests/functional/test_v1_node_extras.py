@@ -18,7 +18,7 @@ import threading
 
 import pytest
 
-from tests.functional import test_v1_nodes as api
+from tests.helpers import v1 as api
 
 pytestmark = pytest.mark.usefixtures('api_conductor')
 

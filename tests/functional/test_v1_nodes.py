@@ -21,7 +21,6 @@ The state, trait and allocation sub-resources are in
 ``test_v1_nodes_states`` and ``test_v1_nodes_traits``.
 """
 
-import json
 import urllib.parse
 import uuid
 
@@ -29,7 +28,6 @@ import pytest
 import webob
 
 from allocsvc.api.controllers.v1 import node_schema
-from allocsvc.common import context as context_mod
 from allocsvc.common import states
 from allocsvc.conductor import mirror
 from allocsvc.conductor import rpcapi
@@ -39,8 +37,13 @@ from tests import conftest
 from tests.functional.ironic_errors import fault
 from tests.functional.ironic_errors import message
 from tests.helpers import apps
+from tests.helpers.v1 import available
+from tests.helpers.v1 import call
+from tests.helpers.v1 import create
+from tests.helpers.v1 import ctx
+from tests.helpers.v1 import IRONIC
+from tests.helpers.v1 import patch
 
-IRONIC = 'X-OpenStack-Ironic-API-Version'
 LIST_KEYS = {'uuid', 'name', 'instance_uuid', 'power_state',
              'provision_state', 'maintenance', 'links'}
 FULL_KEYS = ({name for name, _since in node_schema.FIELDS} |
@@ -49,43 +52,6 @@ FULL_KEYS = ({name for name, _since in node_schema.FIELDS} |
 # Every test here changes nodes through the API, which hands each change
 # to a conductor.
 pytestmark = pytest.mark.usefixtures('api_conductor')
-
-
-def app():
-    """One application for the whole module (the database behind it is
-    the ``database`` fixture's, its conductor the ``api_conductor``
-    fixture's)."""
-    return apps.shared()
-
-
-def call(method, path, body=None, version='latest', raw=None):
-    headers = {IRONIC: version} if version else {}
-    req = webob.Request.blank(path, method=method, headers=headers)
-    if body is not None or raw is not None:
-        req.body = raw if raw is not None else json.dumps(body).encode()
-        req.content_type = 'application/json'
-    return req.get_response(app())
-
-
-def create(version='latest', **body):
-    body.setdefault('driver', 'fake-hardware')
-    resp = call('POST', '/v1/nodes', body, version=version)
-    assert resp.status_int == 201, resp.text
-    return resp.json
-
-
-def ctx():
-    return context_mod.get_admin_context()
-
-
-def available(**body):
-    """A node made available through the API (power state still null)."""
-    node = create(**body)
-    for target in ('manage', 'provide'):
-        resp = call('PUT', '/v1/nodes/%s/states/provision' % node['uuid'],
-                    {'target': target})
-        assert resp.status_int == 202, resp.text
-    return call('GET', '/v1/nodes/' + node['uuid']).json
 
 
 # -- POST --------------------------------------------------------------------
@@ -531,10 +497,6 @@ def test_list_limit_is_capped_by_max_limit(database, monkeypatch):
 
 
 # -- PATCH -------------------------------------------------------------------
-
-def patch(ident, ops, version='latest'):
-    return call('PATCH', '/v1/nodes/' + ident, ops, version=version)
-
 
 def test_patch_changes_fields(database):
     doc = create(name='p', extra={'a': 1, 'b': 2}, properties={'x': 1})

@@ -19,55 +19,14 @@ import subprocess
 import sys
 
 import openstack
-import pytest
 
-from tests.helpers import processes
+from tests.helpers.cli import cli
+from tests.helpers.cli import client_env
+from tests.helpers.cli import endpoint_fixture
 
 OPENSTACK = os.path.join(os.path.dirname(sys.executable), 'openstack')
 
-# Runs each command given (a JSON list of argument lists) through the
-# OpenStack CLI and prints one JSON line per command: exit code, output.
-_DRIVER = '''
-import contextlib, io, json, sys
-from openstackclient import shell
-base = ['--os-auth-type', 'none', '--os-endpoint', sys.argv[1]]
-for args in json.loads(sys.argv[2]):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = shell.main(base + args)
-    print(json.dumps({'rc': rc, 'out': out.getvalue(),
-                      'err': err.getvalue()}))
-'''
-
-
-@pytest.fixture(scope='module')
-def endpoint(tmp_path_factory):
-    yield from processes.serve_all_in_one(
-        tmp_path_factory.mktemp('nodes-cli'))
-
-
-def _env():
-    return {k: v for k, v in os.environ.items() if not k.startswith('OS_')}
-
-
-def cli(endpoint, *commands):
-    """Run ``commands`` (argument lists after ``openstack``); their
-    results as (exit code, parsed JSON output or text, stderr)."""
-    done = subprocess.run(
-        [sys.executable, '-c', _DRIVER, endpoint, json.dumps(commands)],
-        env=_env(), capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    results = []
-    for line in done.stdout.splitlines():
-        result = json.loads(line)
-        out = result['out']
-        try:
-            out = json.loads(out) if out.strip() else None
-        except ValueError:
-            pass
-        results.append((result['rc'], out, result['err']))
-    assert len(results) == len(commands), done.stdout
-    return results
+endpoint = endpoint_fixture('nodes-cli')
 
 
 def test_node_life_through_the_cli(endpoint):
@@ -225,7 +184,7 @@ def test_the_openstack_script(endpoint):
         [OPENSTACK, '--os-auth-type', 'none', '--os-endpoint', endpoint,
          'baremetal', 'node', 'create', '--driver', 'fake-hardware',
          '--name', 'script-1', '-f', 'json'],
-        env=_env(), capture_output=True, text=True, timeout=60)
+        env=client_env(), capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)['provision_state'] == 'enroll'
     cli(endpoint, ['baremetal', 'node', 'delete', 'script-1'])

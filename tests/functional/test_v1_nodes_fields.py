@@ -24,7 +24,7 @@ import uuid
 import pytest
 
 from tests.functional.ironic_errors import message
-from tests.functional import test_v1_nodes as api
+from tests.helpers import v1 as api
 
 pytestmark = pytest.mark.usefixtures('api_conductor')
 

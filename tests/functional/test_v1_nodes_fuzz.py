@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from tests.functional import test_v1_nodes as api
+from tests.helpers import v1 as api
 
 # Nodes change through a conductor (see test_v1_nodes).
 pytestmark = pytest.mark.usefixtures('api_conductor')

@@ -35,7 +35,9 @@ from allocsvc.db.baremetal import candidates
 from allocsvc.db.baremetal import node_locks
 from allocsvc.db.baremetal import nodes as db_nodes
 from tests.functional import conductor_harness
-from tests.functional import test_v1_nodes as api
+from tests.helpers import v1 as api
+from tests.helpers.v1 import provision
+from tests.helpers.v1 import show
 
 # Nodes change through a conductor (see test_v1_nodes).
 pytestmark = pytest.mark.usefixtures('api_conductor')
@@ -44,18 +46,9 @@ call = api.call
 message = api.message
 
 
-def provision(ident, target, version='latest', **body):
-    return call('PUT', '/v1/nodes/%s/states/provision' % ident,
-                dict(body, target=target), version=version)
-
-
 def power(ident, target, version='latest', **body):
     return call('PUT', '/v1/nodes/%s/states/power' % ident,
                 dict(body, target=target), version=version)
-
-
-def show(ident):
-    return call('GET', '/v1/nodes/' + ident).json
 
 
 @pytest.fixture

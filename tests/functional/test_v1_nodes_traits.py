@@ -11,7 +11,7 @@ schema error of a node body.
 
 import pytest
 
-from tests.functional import test_v1_nodes as api
+from tests.helpers import v1 as api
 
 # Nodes change through a conductor (see test_v1_nodes).
 pytestmark = pytest.mark.usefixtures('api_conductor')

@@ -35,15 +35,14 @@ import pytest
 from allocsvc.common import states
 from allocsvc.conductor import mirror
 from allocsvc.db.baremetal import nodes as db_nodes
-from tests.functional import test_v1_nodes as api
-from tests.functional import test_v1_nodes_states as node_states
+from tests.helpers import v1 as api
+from tests.helpers.v1 import provision
+from tests.helpers.v1 import show
 
 pytestmark = pytest.mark.usefixtures('api_conductor')
 
 call = api.call
 message = api.message
-provision = node_states.provision
-show = node_states.show
 
 BIOS_SETTINGS = ('settings (List of BIOS settings, each item needs to '
                  'contain a dictionary with name/value pairs)')

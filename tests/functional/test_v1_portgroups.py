@@ -18,11 +18,11 @@ import uuid
 
 import pytest
 
-from tests.functional.test_v1_ports import call
-from tests.functional.test_v1_ports import error
-from tests.functional.test_v1_ports import mac
-from tests.functional.test_v1_ports import node
-from tests.functional.test_v1_ports import port
+from tests.helpers.v1 import call
+from tests.helpers.v1 import error
+from tests.helpers.v1 import mac
+from tests.helpers.v1 import node
+from tests.helpers.v1 import port
 
 pytestmark = pytest.mark.usefixtures('api_conductor')
 

@@ -21,18 +21,19 @@ Scenarios:
 * No 500 for bad input.
 """
 
-import json
 import threading
 import uuid
 
 import pytest
-import webob
 
 from tests.functional.ironic_errors import fault
 from tests.functional.ironic_errors import message
-from tests.helpers import apps
+from tests.helpers.v1 import call
+from tests.helpers.v1 import error
+from tests.helpers.v1 import mac
+from tests.helpers.v1 import node
+from tests.helpers.v1 import port
 
-IRONIC = 'X-OpenStack-Ironic-API-Version'
 FULL_KEYS = {'uuid', 'address', 'node_uuid', 'extra', 'created_at',
              'updated_at', 'internal_info', 'local_link_connection',
              'pxe_enabled', 'portgroup_uuid', 'physical_network',
@@ -42,47 +43,11 @@ FULL_KEYS = {'uuid', 'address', 'node_uuid', 'extra', 'created_at',
 pytestmark = pytest.mark.usefixtures('api_conductor')
 
 
-def app():
-    return apps.shared()
-
-
-def call(method, path, body=None, version='latest', raw=None):
-    headers = {IRONIC: version} if version else {}
-    req = webob.Request.blank(path, method=method, headers=headers)
-    if body is not None or raw is not None:
-        req.body = raw if raw is not None else json.dumps(body).encode()
-        req.content_type = 'application/json'
-    return req.get_response(app())
-
-
-def node(**body):
-    body.setdefault('driver', 'fake-hardware')
-    resp = call('POST', '/v1/nodes', body)
-    assert resp.status_int == 201, resp.text
-    return resp.json
-
-
-def port(node_uuid, address, version='latest', **body):
-    body.update(node_uuid=node_uuid, address=address)
-    resp = call('POST', '/v1/ports', body, version=version)
-    assert resp.status_int == 201, resp.text
-    return resp.json
-
-
 def provision(node_uuid, *targets):
     for target in targets:
         resp = call('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
                     {'target': target})
         assert resp.status_int == 202, resp.text
-
-
-def error(resp, status):
-    assert resp.status_int == status, resp.text
-    return message(resp)
-
-
-def mac(i):
-    return '52:54:00:00:00:%02x' % i
 
 
 # -- POST --------------------------------------------------------------------

@@ -10,16 +10,12 @@ same life through openstacksdk.
 """
 
 import openstack
-import pytest
 
-from tests.functional.test_v1_nodes_cli import cli
-from tests.helpers import processes
+from tests.helpers.cli import cli
+from tests.helpers.cli import endpoint_fixture
 
 
-@pytest.fixture(scope='module')
-def endpoint(tmp_path_factory):
-    yield from processes.serve_all_in_one(
-        tmp_path_factory.mktemp('ports-cli'))
+endpoint = endpoint_fixture('ports-cli')
 
 
 def test_ports_through_the_cli(endpoint):

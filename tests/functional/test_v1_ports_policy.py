@@ -15,8 +15,8 @@ Scenarios:
 import pytest
 
 from tests import conftest
-from tests.functional import test_v1_policy as pol
 from tests.functional.ironic_errors import message
+from tests.helpers import v1_policy as pol
 
 SA = pol.SYSTEM_ADMIN
 NODES = ('owned', 'leased', 'foreign', 'free')

@@ -30,7 +30,7 @@ from allocsvc.db.baremetal import nodes
 from allocsvc.db import models
 from tests.functional import conductor_harness
 from tests.functional.ironic_errors import message
-from tests.functional.test_v1_nodes import call
+from tests.helpers.v1 import call
 from tests.integration.racing import race
 
 ROUNDS = 15

@@ -15,7 +15,7 @@ import uuid
 
 import pytest
 
-from tests.functional import test_db_faults
+from tests.helpers import db_faults
 from tests.integration import baremetal_cluster as cluster_mod
 
 DB_NAME = 'allocsvc_dbfaults_%s' % uuid.uuid4().hex[:8]
@@ -45,8 +45,7 @@ class Killer:
 
     def _run(self):
         while not self._stop.wait(self.interval):
-            self.killed += len(test_db_faults.kill('mysql',
-                                                   db_name=DB_NAME))
+            self.killed += len(db_faults.kill('mysql', db_name=DB_NAME))
 
     def __enter__(self):
         self._thread.start()
