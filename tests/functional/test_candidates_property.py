@@ -26,11 +26,15 @@ from hypothesis import HealthCheck
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
+import pytest
 
 from tests import client
 from tests import conftest
 from tests.functional import candidates_model as model
 from tests.helpers import apps
+
+# Slow: hypothesis generates dozens of provider trees per test.
+pytestmark = pytest.mark.slow
 
 RCS = ('VCPU', 'MEMORY_MB', 'CUSTOM_MAGIC')
 TRAITS = ('CUSTOM_T1', 'CUSTOM_T2', 'HW_CPU_X86_AVX2')

@@ -108,6 +108,7 @@ def _seed(app):
 _EVERY_ROLE = {'X-Roles': 'admin,service'}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize('backend', ['sqlite', 'mysql', 'postgresql'])
 def test_no_request_gets_a_server_error(backend):
     db = conftest.get_database(backend)

@@ -28,6 +28,9 @@ import pytest
 from tests import backends
 from tests.integration import baremetal_cluster as cluster_mod
 
+# Slow: races of 50 clients for 200 nodes.
+pytestmark = pytest.mark.slow
+
 NODES = 200
 CLIENTS = 50
 RC = 'baremetal-e2e'

@@ -48,6 +48,9 @@ from tests import backends
 from tests.integration import baremetal_cluster as cluster_mod
 from tests.integration import racing
 
+# Slow: one three-minute race of bare-metal and Nova clients.
+pytestmark = pytest.mark.slow
+
 NODES = 200
 BAREMETAL_CLIENTS = 25
 NOVA_CLIENTS = 25

@@ -46,6 +46,9 @@ from tests import conftest
 from tests.helpers import processes
 from tests.helpers import waiting
 
+# Slow: races of 50 clients for 200 nodes.
+pytestmark = pytest.mark.slow
+
 RABBIT = 'rabbit://guest:guest@127.0.0.1:5672/'
 REDIS = 'redis://127.0.0.1:6379'
 SERVICES = {'rabbitmq': 5672, 'redis': 6379}

@@ -18,6 +18,9 @@ import pytest
 from tests.helpers import db_faults
 from tests.integration import baremetal_cluster as cluster_mod
 
+# Slow: a cluster of processes on MariaDB, its connections killed.
+pytestmark = pytest.mark.slow
+
 DB_NAME = 'allocsvc_dbfaults_%s' % uuid.uuid4().hex[:8]
 NODES = 12
 

@@ -146,6 +146,7 @@ class RecordedCluster(baremetal_cluster.Cluster):
         self.wait_ready(len(hosts))
 
 
+@pytest.mark.slow
 def test_stack_runs_the_whole_service(request, tmp_path):
     baremetal_cluster.require_services('rabbitmq', 'redis')
     port = net.free_port()

@@ -47,6 +47,9 @@ from tests import backends
 from tests.integration import baremetal_cluster as cluster_mod
 from tests.integration import tcp_proxy
 
+# Slow: faults held for seconds, then a settling wait.
+pytestmark = pytest.mark.slow
+
 DB_NAME = backends.DB_NAME + '_faults'
 NODES = 40
 CLIENTS = 24

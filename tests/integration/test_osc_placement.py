@@ -10,6 +10,9 @@ import uuid
 
 import pytest
 
+# Slow: one openstack process per command.
+pytestmark = pytest.mark.slow
+
 OPENSTACK = os.path.join(os.path.dirname(sys.executable), 'openstack')
 
 
