@@ -731,3 +731,47 @@ def test_trailing_slashes_and_bad_idents(database):
                              'ba!na!na')
     resp = call('GET', '/v1/nodes/ba!na!na/traits')
     assert message(resp) == 'Expected UUID or name for node: ba!na!na'
+
+
+def _typed(method, path, body, content_type):
+    req = webob.Request.blank(path, method=method,
+                              headers={IRONIC: 'latest'})
+    req.body = body
+    req.content_type = content_type
+    return req.get_response(app())
+
+
+def test_bodies_and_arguments_at_the_edges(database):
+    node = create(name='edge')
+    # The body is the request's body only: WSME also took it from a
+    # query parameter or a form field named like the handler's argument.
+    resp = call('POST', '/v1/nodes?body=%7B%7D', {'driver': 'fake-hardware'})
+    assert message(resp) == 'Unexpected arguments: body'
+    ops = [{'op': 'add', 'path': '/extra/a', 'value': 1}]
+    resp = call('PATCH', '/v1/nodes/edge?patch=%5B%5D', ops)
+    assert message(resp) == 'Unexpected arguments: patch'
+    resp = _typed('PATCH', '/v1/nodes/edge', b'patch=%5B%5D',
+                  'application/x-www-form-urlencoded')
+    assert message(resp) == ("Schema error for patch: None is not of type "
+                             "'array'")
+    # An XML body that is not XML: a 400 (WSME's parser error was a 500).
+    for method, path in (('GET', '/v1/nodes'), ('GET', '/v1/nodes/edge'),
+                         ('POST', '/v1/nodes')):
+        resp = _typed(method, path, b'<a', 'text/xml')
+        assert resp.status_int == 400
+        assert message(resp) == 'Request is not in valid XML format'
+    # A GET's JSON body is no argument.
+    resp = call('GET', '/v1/nodes/edge', {'fields': 'name'})
+    assert resp.status_int == 200 and 'driver' in resp.json
+    # The nodes of a chassis take no POST, once its body is read.
+    path = '/v1/chassis/%s/nodes' % node['uuid']
+    assert _typed('POST', path, b'x', 'text/plain').status_int == 415
+    assert message(call('POST', path, {})) == 'Malformed request URI.'
+    # 201 with a Location, 204 without a body.
+    resp = call('POST', '/v1/nodes/', {'driver': 'fake-hardware'})
+    assert resp.status_int == 201
+    assert resp.headers['Location'] == \
+        'http://localhost/v1/nodes/' + resp.json['uuid']
+    resp = call('DELETE', '/v1/nodes/' + resp.json['uuid'])
+    assert resp.status_int == 204 and resp.body == b''
+    assert 'Content-Type' not in resp.headers

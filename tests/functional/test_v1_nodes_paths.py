@@ -16,7 +16,10 @@ Scenarios:
 * below the states and the management resources, a change is a 405.
 """
 
+import json
+
 import pytest
+import webob
 
 from tests.helpers import v1 as api
 
@@ -171,3 +174,47 @@ def test_an_ident_is_checked_as_ironic_checks_it(database):
     assert resp.status_int == 400
     assert message(resp) == ('Expected UUID or name for node_ident: '
                              'fake node')
+
+
+def _typed(method, path, body, content_type):
+    req = webob.Request.blank(path, method=method,
+                              headers={api.IRONIC: 'latest'})
+    req.body = body
+    req.content_type = content_type
+    return req.get_response(api.app())
+
+
+def test_the_edges_of_an_extra_segment(node):
+    # HEAD and PUT are refused by the routing, in its words, with the
+    # node's methods; at 1.36 so is a PUT of the traits (which do not
+    # exist yet).
+    for method, path, version in (('HEAD', '/v1/nodes/n/nope', 'latest'),
+                                  ('HEAD', '/v1/nodes/n/a/b', 'latest'),
+                                  ('PUT', '/v1/nodes/n/traits', '1.36')):
+        resp = call(method, path, version=version)
+        assert resp.status_int == 405
+        assert resp.headers['Allow'] == 'DELETE, GET, PATCH, POST'
+        if method != 'HEAD':
+            assert json.loads(resp.json['error_message'])['code'] == 405
+    # A trailing slash is one more, empty, segment.
+    resp = call('PATCH', '/v1/nodes/n/true/', [])
+    assert message(resp) == ("Schema error for patch: '' is not of type "
+                             "'array'")
+    resp = call('GET', '/v1/nodes/n/name/')
+    assert resp.status_int == 404
+    assert message(resp) == 'The resource could not be found.'
+    resp = call('DELETE', '/v1/nodes/n/x/')
+    assert message(resp) == 'Resource could not be found.'
+    # The body is read before: a GET's or DELETE's must be an object.
+    assert message(call('GET', '/v1/nodes/n/name', [1])) == \
+        'Request must be a JSON dict'
+    assert call('GET', '/v1/nodes/n/name', {'a': 1}).status_int == 200
+    resp = _typed('DELETE', '/v1/nodes/n/x', b'x', 'text/plain')
+    assert resp.status_int == 415
+    resp = _typed('POST', '/v1/nodes/n/x', b'<a', 'text/xml')
+    assert message(resp) == 'Request is not in valid XML format'
+    # No query arguments.
+    resp = call('GET', '/v1/nodes/n/name?fields=uuid')
+    assert message(resp) == 'Unexpected arguments: fields'
+    resp = call('PATCH', '/v1/nodes/n/true?x=1', [])
+    assert message(resp) == 'Unexpected arguments: x'

@@ -4,6 +4,7 @@ how a path finds its row in it (dispatch), without an application."""
 import re
 
 import pytest
+import webob.exc
 
 from allocsvc.api.controllers.v1 import dispatch
 from allocsvc.api.controllers.v1 import routes
@@ -141,3 +142,20 @@ def test_arguments_wsme_refused(mimetype, body, params, name, status,
         dispatch.read_wsme_arguments(request, name is not None, name)
     assert dispatch.fault(caught.value) == (status, {
         'faultcode': 'Client', 'faultstring': message, 'debuginfo': None})
+
+
+def test_methods_below_a_row():
+    methods = dispatch.Methods({'GET': len, 'POST': print})
+    assert methods.handler('GET') is len
+    with pytest.raises(webob.exc.HTTPMethodNotAllowed) as caught:
+        methods.handler('PUT')
+    assert caught.value.headers['Allow'] == 'GET, POST'
+
+
+@pytest.mark.parametrize('route', [
+    route for route in TABLE
+    if route.template.startswith(('/v1/nodes', '/v1/allocations',
+                                  '/v1/chassis'))], ids=lambda r: r.template)
+def test_nodes_and_allocations_are_plain_handlers(route):
+    for handler in list(route.methods.values()) + [route.below]:
+        assert not isinstance(handler, dispatch.Legacy)

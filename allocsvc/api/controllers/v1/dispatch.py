@@ -18,8 +18,9 @@ The path is split as Pecan splits it (``/v1/nodes/`` is ``/v1/nodes``;
 5. a path no row matches is looked up one segment shorter, and so on:
    the row found (the resource the path lies below) answers with its
    ``below`` rule -- 404 by default, ``AS_METHODS`` (404 for a method
-   the resource takes, else its 405), or a handler of its own. No row
-   at all is a 404.
+   the resource takes, else its 405), or a handler of its own (or one
+   per method, ``Methods``: a 405 with its ``Allow`` for another). No
+   row at all is a 404.
 
 A handler is a function of the path's values (``node=...``) and, if it
 has a ``body`` parameter, of the request's JSON body (``read_body``). It
@@ -90,6 +91,19 @@ class Legacy:
     def controller(self, values, rest):
         args = list(values.values()) + ([rest] if rest else [])
         return getattr(self.factory(*args), self.attribute)
+
+
+class Methods(dict):
+    """Handlers per method where a route's ``below`` rule, or a path a
+    resolver answers, depends on the method (what a node's methods make
+    of extra segments): another method is a 405 whose ``Allow`` lists
+    these."""
+
+    def handler(self, method):
+        if method not in self:
+            raise webob.exc.HTTPMethodNotAllowed(
+                headers={'Allow': ', '.join(sorted(self))})
+        return self[method]
 
 
 class Refuse:
@@ -369,6 +383,8 @@ def answer(match, method):
             raise webob.exc.HTTPMethodNotAllowed(
                 headers={'Allow': route.allow()})
         handler = below
+        if isinstance(handler, Methods):
+            handler = handler.handler(method)
     else:
         handler = route.handler(method)
     if handler is None:
@@ -393,7 +409,7 @@ class Dispatcher:
         routing's 404 or 405."""
         segments = split(request.path_info)
         # What lies below a route keeps its trailing slash: an empty
-        # last segment (see node_paths.ExtraSegments).
+        # last segment (see node_paths.EXTRA_SEGMENTS).
         trailing = [''] if request.path_info.endswith('/') else []
         if any(segment in RESERVED for segment in segments):
             raise webob.exc.HTTPNotFound()
@@ -407,6 +423,8 @@ class Dispatcher:
             segments = resolver(segments)
             if isinstance(segments, tuple):
                 handler, values, rest = segments
+                if isinstance(handler, Methods):
+                    handler = handler.handler(request.method)
                 return handler, values, rest and rest + trailing
         match = find(self.routes, segments)
         if match is None:

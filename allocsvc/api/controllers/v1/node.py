@@ -13,18 +13,13 @@ under the node's lock.
 """
 
 
-import pecan
-
 from allocsvc import objects
 from allocsvc.api.controllers.v1 import access
-from allocsvc.api.controllers.v1 import base
-from allocsvc.api.controllers.v1 import chassis_schema
 from allocsvc.api.controllers.v1 import dispatch
 from allocsvc.api.controllers.v1 import node_common
 from allocsvc.api.controllers.v1 import node_conductor
 from allocsvc.api.controllers.v1 import node_paths
 from allocsvc.api.controllers.v1 import node_schema
-from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
 from allocsvc.common import states
@@ -72,203 +67,183 @@ def malformed(chassis, rest=None):
     raise utils.BadRequest(_MALFORMED)
 
 
-def extra_segments(ident, rest):
-    """What the node's methods make of the ``rest`` of its path."""
-    return node_paths.ExtraSegments(ident, rest, NodeController(ident))
+def _known(names, chassis=None):
+    """The query parameters a list takes: the chassis of a chassis's
+    node list is its path's."""
+    names = set(_FILTERS) | set(_PAGING) | set(names)
+    if chassis is not None:
+        names.discard('chassis_uuid')
+    return names
 
 
-class NodesController:
-    """The node collection, or the nodes of the chassis
-    ``chassis_ident``; ``/v1/nodes/{node}`` and what lies below it are a
-    ``NodeController`` (see ``_lookup``)."""
+def _resource(chassis, detail=False):
+    path = 'nodes' if chassis is None else 'chassis/%s/nodes' % chassis
+    return path + '/detail' if detail else path
 
-    def __init__(self, chassis_ident=None):
-        self.chassis_ident = chassis_ident
 
-    def _resource(self, detail=False):
-        path = ('nodes' if self.chassis_ident is None
-                else 'chassis/%s/nodes' % self.chassis_ident)
-        return path + '/detail' if detail else path
+# -- the collection -----------------------------------------------------------
 
-    def _known(self, names):
-        """The query parameters a list takes: the chassis of a chassis's
-        node list is its path's."""
-        names = set(_FILTERS) | set(_PAGING) | set(names)
-        if self.chassis_ident is not None:
-            names.discard('chassis_uuid')
-        return names
+# The handlers read the query themselves (``node_common.query``): which
+# filters exist depends on the request's version.
 
-    # -- the collection ------------------------------------------------------
+def list_nodes(chassis=None):
+    """``GET /v1/nodes`` (or the nodes of ``chassis``): the list fields
+    of each, or ``fields``, or all with ``detail`` (1.43)."""
+    project = access.node_list_project()
+    params = node_common.query()
+    utils.check_arguments(params, _known({'fields', 'detail'}, chassis))
+    fields = node_common.parse_fields(params.get('fields'))
+    detail = params.get('detail')
+    if detail is not None:
+        if not utils.allowed((1, 43)):
+            raise utils.NotAcceptable('Request not acceptable.')
+        detail = utils.parse_bool('detail', detail)
+    if detail and fields is not None:
+        raise utils.BadRequest('Can not specify ?detail=True and fields '
+                               'in the same request.')
+    if fields is None and not detail:
+        fields = list(node_schema.LIST_FIELDS)
+    return _collection(chassis, _resource(chassis), params, fields,
+                       project)
 
-    # The handlers read the query themselves (``node_common.query``):
-    # which filters exist depends on the request's version.
 
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed('GET, POST')
+def list_nodes_detail(chassis=None):
+    """``GET /v1/nodes/detail`` (or of ``chassis``): whole nodes."""
+    project = access.node_list_project()
+    params = node_common.query()
+    utils.check_arguments(params, _known((), chassis))
+    return _collection(chassis, _resource(chassis, detail=True), params,
+                       None, project)
 
-    @index.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.NodeCollection)
-    def _list(self):
-        project = access.node_list_project()
-        params = node_common.query()
-        utils.check_arguments(params, self._known({'fields', 'detail'}))
-        fields = node_common.parse_fields(params.get('fields'))
-        detail = params.get('detail')
-        if detail is not None:
-            if not utils.allowed((1, 43)):
-                raise utils.NotAcceptable('Request not acceptable.')
-            detail = utils.parse_bool('detail', detail)
-        if detail and fields is not None:
-            raise utils.BadRequest('Can not specify ?detail=True and fields '
-                                   'in the same request.')
-        if fields is None and not detail:
-            fields = list(node_schema.LIST_FIELDS)
-        return self._collection(self._resource(), params, fields, project)
 
-    @pecan.expose('json', generic=True)
-    def detail(self, *args, **kwargs):
-        base.not_allowed('GET')
+def _collection(chassis, resource, params, fields, project=None):
+    if chassis is None:
+        filters = _filters(params)
+    else:
+        # The chassis is the path's, not a parameter of the next link.
+        filters = _filters(dict(params, chassis_uuid=chassis))
+    if project is not None:
+        filters['project'] = project  # nodes it owns or leases
+    sort_key = params.get('sort_key', 'id')
+    sort_dir = params.get('sort_dir', 'asc')
+    node_common.check_known_at_version([sort_key])
+    utils.check_sort(sort_key, sort_dir,
+                     objects.Node.SORTABLE - set(node_schema.UNSORTABLE),
+                     node_schema.UNSORTABLE)
+    marker = params.get('marker')
+    if marker is not None:
+        node_schema.check_uuid('marker', marker)
+    limit = utils.parse_limit(params.get('limit'))
+    found = node_conductor.list_nodes(filters, limit, marker, sort_key,
+                                      sort_dir)
+    items = [node_common.render(node, fields) for node in found]
+    query = {key: value for key, value in params.items()
+             if key not in ('limit', 'marker')}
+    # instance_uuid names at most one node: no next page (as Ironic).
+    page = 0 if 'instance_uuid' in filters else limit
+    return utils.collection(
+        'nodes', items, page, resource=resource,
+        marker=found[-1].uuid if found else None, **query)
 
-    @detail.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.NodeCollection)
-    def _detail(self):
-        project = access.node_list_project()
-        params = node_common.query()
-        utils.check_arguments(params, self._known(()))
-        return self._collection(self._resource(detail=True), params, None,
-                                project)
 
-    def _collection(self, resource, params, fields, project=None):
-        if self.chassis_ident is None:
-            filters = self._filters(params)
-        else:
-            # The chassis is the path's, not a parameter of the next link.
-            filters = self._filters(dict(params,
-                                         chassis_uuid=self.chassis_ident))
-        if project is not None:
-            filters['project'] = project  # nodes it owns or leases
-        sort_key = params.get('sort_key', 'id')
-        sort_dir = params.get('sort_dir', 'asc')
-        node_common.check_known_at_version([sort_key])
-        utils.check_sort(sort_key, sort_dir,
-                         objects.Node.SORTABLE - set(node_schema.UNSORTABLE),
-                         node_schema.UNSORTABLE)
-        marker = params.get('marker')
-        if marker is not None:
-            node_schema.check_uuid('marker', marker)
-        limit = utils.parse_limit(params.get('limit'))
-        found = node_conductor.list_nodes(filters, limit, marker, sort_key,
-                                          sort_dir)
-        items = [node_common.render(node, fields) for node in found]
-        query = {key: value for key, value in params.items()
-                 if key not in ('limit', 'marker')}
-        # instance_uuid names at most one node: no next page (as Ironic).
-        page = 0 if 'instance_uuid' in filters else limit
-        return types.NodeCollection.from_document(utils.collection(
-            'nodes', items, page, resource=resource,
-            marker=found[-1].uuid if found else None, **query))
+def _filters(params):
+    filters = {}
+    for name, (since, parse) in _FILTERS.items():
+        value = params.get(name)
+        if value is None:
+            continue
+        if not utils.allowed(since):
+            raise utils.NotAcceptable('Request not acceptable.')
+        filters[name] = parse(name, value) if parse else value
+    if 'instance_uuid' in filters:
+        node_schema.check_uuid('instance_uuid', filters['instance_uuid'])
+    if 'chassis_uuid' in filters:
+        # A chassis that does not exist is a 404, as in Ironic.
+        filters['chassis_id'] = node_common.chassis_for_filter(
+            filters.pop('chassis_uuid')).id
+    state = filters.get('provision_state')
+    if state is not None and state not in states.NODE_STATES:
+        raise utils.BadRequest('Provision state "%s" is not valid' % state)
+    if 'conductor_group' in filters:
+        # Conductor groups are case-insensitive and stored lower-case.
+        filters['conductor_group'] = filters['conductor_group'].lower()
+    fault = filters.get('fault')
+    if fault is not None and fault not in FAULTS:
+        raise utils.BadRequest(
+            'Unrecognized fault "%s" is specified, allowed faults are %s'
+            % (fault, FAULTS))
+    if 'shard' in filters:
+        filters['shard_in'] = [shard.strip() for shard in
+                               filters.pop('shard').split(',')
+                               if shard.strip()]
+    if 'parent_node' in filters:
+        filters.pop('include_children', None)
+        filters['parent_node'] = _parent_uuid(filters['parent_node'])
+    else:
+        # Child nodes are listed only when asked for (Ironic's).
+        filters['include_children'] = filters.get('include_children', False)
+    return filters
 
-    @staticmethod
-    def _filters(params):
-        filters = {}
-        for name, (since, parse) in _FILTERS.items():
-            value = params.get(name)
-            if value is None:
-                continue
-            if not utils.allowed(since):
-                raise utils.NotAcceptable('Request not acceptable.')
-            filters[name] = parse(name, value) if parse else value
-        if 'instance_uuid' in filters:
-            node_schema.check_uuid('instance_uuid', filters['instance_uuid'])
-        if 'chassis_uuid' in filters:
-            # A chassis that does not exist is a 404, as in Ironic.
-            filters['chassis_id'] = node_common.chassis_for_filter(
-                filters.pop('chassis_uuid')).id
-        state = filters.get('provision_state')
-        if state is not None and state not in states.NODE_STATES:
-            raise utils.BadRequest('Provision state "%s" is not valid'
-                                   % state)
-        if 'conductor_group' in filters:
-            # Conductor groups are case-insensitive and stored lower-case.
-            filters['conductor_group'] = filters['conductor_group'].lower()
-        fault = filters.get('fault')
-        if fault is not None and fault not in FAULTS:
-            raise utils.BadRequest(
-                'Unrecognized fault "%s" is specified, allowed faults are '
-                '%s' % (fault, FAULTS))
-        if 'shard' in filters:
-            filters['shard_in'] = [shard.strip() for shard in
-                                   filters.pop('shard').split(',')
-                                   if shard.strip()]
-        if 'parent_node' in filters:
-            filters.pop('include_children', None)
-            filters['parent_node'] = NodesController._parent_uuid(
-                filters['parent_node'])
-        else:
-            # Child nodes are listed only when asked for (Ironic's).
-            filters['include_children'] = filters.get('include_children',
-                                                      False)
-        return filters
 
-    @staticmethod
-    def _parent_uuid(ident):
-        """The UUID of the parent node ``ident`` names (itself if there
-        is no such node: the filter then finds no child)."""
-        if utils.is_uuid(ident):
-            return ident
-        try:
-            return node_common.get_node(ident).uuid
-        except exception.NodeNotFound:
-            return ident
+def _parent_uuid(ident):
+    """The UUID of the parent node ``ident`` names (itself if there is
+    no such node: the filter then finds no child)."""
+    if utils.is_uuid(ident):
+        return ident
+    try:
+        return node_common.get_node(ident).uuid
+    except exception.NodeNotFound:
+        return ident
 
-    @pecan.expose('json', generic=True)
-    def validate(self, *args, **kwargs):
-        base.not_allowed('GET')
 
-    @validate.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.jsontype)
-    def _validate(self):
-        """Ironic's older form: the node is a query parameter."""
-        params = node_common.query()
-        utils.check_arguments(params, ('node', 'node_uuid'))
-        ident = params.get('node_uuid') or params.get('node')
-        if params.get('node_uuid') is not None:
-            node_schema.check_uuid('node_uuid', params['node_uuid'])
-        if ident is None:
-            raise utils.BadRequest('Missing argument: "node"')
-        node_paths.check_ident(ident)
-        return _validate(ident)
+def validate_by_query():
+    """``GET /v1/nodes/validate``, Ironic's older form of a node's
+    validation: the node is a query parameter."""
+    params = node_common.query()
+    utils.check_arguments(params, ('node', 'node_uuid'))
+    ident = params.get('node_uuid') or params.get('node')
+    if params.get('node_uuid') is not None:
+        node_schema.check_uuid('node_uuid', params['node_uuid'])
+    if ident is None:
+        raise utils.BadRequest('Missing argument: "node"')
+    node_paths.check_ident(ident)
+    return _validate(ident)
 
-    @index.when(method='POST', **base.WSME_JSON)
-    @base.expose(types.Node, body=types.jsontype, status_code=201)
-    def _post(self, body=None):
-        if self.chassis_ident is not None:
-            raise utils.BadRequest(_MALFORMED)
-        node_common.query_without_arguments()
-        body = node_common.json_object(body, schema='node')
-        owner = access.node_create_owner(body)
-        values = node_schema.check_node(body)
-        for key, value in body.items():
-            if utils.allowed(node_schema.SINCE[key]):
-                continue
-            # Ironic lets an old client send the empty value of a field
-            # it does not know yet.
-            if value is not None and not (key == 'conductor_group' and
-                                          value == ''):
-                raise utils.NotAcceptable('Request not acceptable.')
-        if body.get('name') is not None:
-            node_schema.check_name(body['name'], "Cannot create node with "
-                                                 "invalid name '%s'")
-        values = {key: value for key, value in values.items()
-                  if value is not None}
-        if owner is not None:
-            values['owner'] = owner
-        node = utils.rpcapi().create_node(
-            utils.context(), values, legacy=not utils.allowed((1, 11)))
-        node_common.set_location(node.uuid)
-        return types.Node.from_document(node_common.render(node))
 
+def create_node(body):
+    """``POST /v1/nodes``: 201, the node as created."""
+    node_common.query_without_arguments()
+    body = node_common.json_object(body, schema='node')
+    owner = access.node_create_owner(body)
+    values = node_schema.check_node(body)
+    for key, value in body.items():
+        if utils.allowed(node_schema.SINCE[key]):
+            continue
+            # Ironic lets an old client send the empty value of a field it
+        # does not know yet.
+        if value is not None and not (key == 'conductor_group' and
+                                      value == ''):
+            raise utils.NotAcceptable('Request not acceptable.')
+    if body.get('name') is not None:
+        node_schema.check_name(body['name'], "Cannot create node with "
+                                             "invalid name '%s'")
+    values = {key: value for key, value in values.items()
+              if value is not None}
+    if owner is not None:
+        values['owner'] = owner
+    node = utils.rpcapi().create_node(
+        utils.context(), values, legacy=not utils.allowed((1, 11)))
+    return dispatch.Reply(201, node_common.render(node),
+                          node_common.location(node.uuid))
+
+
+def create_chassis_node(chassis, body):
+    """``POST /v1/chassis/{chassis}/nodes``: Ironic's 400, once the body
+    is read."""
+    raise utils.BadRequest(_MALFORMED)
+
+
+# -- one node -----------------------------------------------------------------
 
 def _validate(ident):
     """What validating the driver interfaces of the node ``ident`` (UUID
@@ -280,118 +255,34 @@ def _validate(ident):
     return utils.rpcapi().validate_driver_interfaces(utils.context(), node)
 
 
-class NodeController(base.Resource):
-    """``/v1/nodes/{node}`` (by UUID or name) and its sub-resources."""
+def validate_node(node):
+    node_common.query_without_arguments()
+    return _validate(node)
 
-    def __init__(self, ident):
-        self.ident = ident
 
-    @pecan.expose('json', generic=True)
-    def validate(self, *args, **kwargs):
-        base.not_allowed('GET')
+def node_children(node):
+    """The UUIDs of the node's child nodes (1.83)."""
+    found = node_common.node_for(node, 'baremetal:node:get')
+    children = objects.Node.list(utils.context(),
+                                 {'parent_node': found.uuid})
+    return {'children': [child.uuid for child in children]}
 
-    @validate.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.jsontype)
-    def _validate(self):
-        node_common.query_without_arguments()
-        return _validate(self.ident)
 
-    @pecan.expose('json', generic=True)
-    def children(self, *args, **kwargs):
-        base.not_allowed('GET')
+def show_node(node):
+    params = node_common.query()
+    utils.check_arguments(params, ('fields',))
+    return node_common.show(node, params.get('fields'))
 
-    @children.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.jsontype)
-    def _children(self):
-        """The UUIDs of the node's child nodes."""
-        node_common.query_without_arguments()
-        node = node_common.authorized_node(self.ident, 'baremetal:node:get')
-        found = objects.Node.list(utils.context(),
-                                  {'parent_node': node.uuid})
-        return {'children': [child.uuid for child in found]}
 
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed('DELETE, GET, PATCH')
+def update_node(node, body):
+    params = node_common.query()
+    utils.check_arguments(params, ('reset_interfaces',))
+    return node_common.patch(node, body, params.get('reset_interfaces'))
 
-    @index.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.Node)
-    def _get(self):
-        params = node_common.query()
-        utils.check_arguments(params, ('fields',))
-        return self.show(params.get('fields'))
 
-    def show(self, fields=None):
-        """The node, with only ``fields`` (the text of Ironic's
-        parameter) if given. As Ironic, the node is looked up first: 404
-        before any complaint about the fields."""
-        node = node_common.authorized_node(
-            self.ident, 'baremetal:node:get', with_suffix=True)
-        fields = node_common.parse_fields(fields, one=True)
-        return types.Node.from_document(node_common.render(node, fields))
-
-    @index.when(method='PATCH', **base.WSME_JSON)
-    @base.expose(types.Node, body=types.jsontype)
-    def _patch(self, patch=None):
-        params = node_common.query()
-        utils.check_arguments(params, ('reset_interfaces',))
-        return self.patch(patch, params.get('reset_interfaces'))
-
-    def patch(self, patch, reset=None):
-        """Apply the JSON ``patch`` to the node; ``reset``: the text of
-        Ironic's ``reset_interfaces`` parameter, if given."""
-        ident = self.ident
-        if reset is not None:
-            if not utils.allowed((1, 45)):
-                raise utils.NotAcceptable('Request not acceptable.')
-            reset = utils.parse_bool('reset_interfaces', reset)
-        patch = utils.json_body(patch)
-        # Ironic's JSON patch schema first ("Schema error for patch: ...").
-        chassis_schema.check_argument('patch', chassis_schema.PATCH, patch)
-        utils.check_patch(patch)
-        if reset and not any(op['path'] == '/driver' and op['op'] != 'remove'
-                             for op in patch):
-            raise utils.BadRequest(
-                "The reset_interfaces parameter can only be used when "
-                "changing the node's driver.")
-        for op in patch:
-            root = utils.patch_root(op)
-            if root not in node_schema.PATCHABLE:
-                raise utils.BadRequest(
-                    'Cannot patch %s. Only the following can be updated: %s'
-                    % (op['path'], ', '.join(node_schema.PATCHABLE)))
-            if not utils.allowed(node_schema.SINCE[root]):
-                raise utils.NotAcceptable('Request not acceptable.')
-            if op['path'] == '/name' and op.get('value') is not None:
-                node_schema.check_name(
-                    op['value'], "Node %s: Cannot change name to invalid "
-                                 "name '%%s'" % ident)
-        node = node_common.get_node(ident, with_suffix=True)
-        access.authorize_node_patch(patch, node, ident)
-        current = {name: node_common.stored(node, name)
-                   for name in node_schema.PATCHABLE}
-        patched = utils.apply_patch(current, patch)
-        for name in node_schema.PATCHABLE:
-            if name not in node_schema.NODE['required']:
-                patched.setdefault(name, None)  # removed: its default
-        values = node_schema.check_node(patched, name='patch', patched=True)
-        changes = {name: values[name] for name in node_schema.PATCHABLE
-                   if values[name] != current[name]}
-        if 'chassis_uuid' in changes and changes['chassis_uuid'] is None \
-                and not utils.allowed((1, 25)):
-            # A node leaves its chassis from 1.25 on.
-            raise utils.NotAcceptable('Request not acceptable.')
-        node = utils.rpcapi().update_node(
-            utils.context(), node, changes,
-            expected={name: current[name] for name in changes},
-            reset_interfaces=bool(reset))
-        return types.Node.from_document(node_common.render(node))
-
-    @index.when(method='DELETE', **base.WSME_JSON)
-    @base.expose(None, status_code=204)
-    def _delete(self):
-        ident = self.ident
-        node_common.query_without_arguments()
-        node = node_common.get_node(ident, with_suffix=True)
-        access.authorize_node_delete(node, ident)
-        utils.rpcapi().destroy_node(utils.context(), node)
+def delete_node(node):
+    node_common.query_without_arguments()
+    found = node_common.get_node(node, with_suffix=True)
+    access.authorize_node_delete(found, node)
+    utils.rpcapi().destroy_node(utils.context(), found)
+    return dispatch.Reply(204)

@@ -9,6 +9,7 @@ import pecan
 from allocsvc import objects
 from allocsvc.api.controllers.v1 import access
 from allocsvc.api.controllers.v1 import base
+from allocsvc.api.controllers.v1 import chassis_schema
 from allocsvc.api.controllers.v1 import node_conductor
 from allocsvc.api.controllers.v1 import node_schema
 from allocsvc.api.controllers.v1 import query_args
@@ -179,10 +180,6 @@ def json_object(body, allow_empty=False, required=None, schema=None):
     return body
 
 
-def set_location(*parts):
-    pecan.response.headers['Location'] = location(*parts)
-
-
 def location(*parts):
     """The URL of ``/v1/nodes/<parts>``, for a ``Location`` header."""
     return '%s/v1/nodes/%s' % (base.public_url(), '/'.join(parts))
@@ -206,3 +203,66 @@ def required(body, name):
     if body.get(name) is None:
         raise utils.BadRequest('Missing mandatory parameter: %s' % name)
     return body[name]
+
+
+def show(ident, fields=None):
+    """The document of the node ``ident``, with only ``fields`` (the
+    text of Ironic's parameter) if given. As Ironic, the node is looked
+    up first: 404 before any complaint about the fields."""
+    node = authorized_node(ident, 'baremetal:node:get', with_suffix=True)
+    return render(node, parse_fields(fields, one=True))
+
+
+def _check_patch(ident, patch, reset):
+    """Ironic's checks of a node's JSON ``patch`` that need no node."""
+    # Ironic's JSON patch schema first ("Schema error for patch: ...").
+    chassis_schema.check_argument('patch', chassis_schema.PATCH, patch)
+    utils.check_patch(patch)
+    if reset and not any(op['path'] == '/driver' and op['op'] != 'remove'
+                         for op in patch):
+        raise utils.BadRequest(
+            "The reset_interfaces parameter can only be used when "
+            "changing the node's driver.")
+    for op in patch:
+        root = utils.patch_root(op)
+        if root not in node_schema.PATCHABLE:
+            raise utils.BadRequest(
+                'Cannot patch %s. Only the following can be updated: %s'
+                % (op['path'], ', '.join(node_schema.PATCHABLE)))
+        if not utils.allowed(node_schema.SINCE[root]):
+            raise utils.NotAcceptable('Request not acceptable.')
+        if op['path'] == '/name' and op.get('value') is not None:
+            node_schema.check_name(
+                op['value'], "Node %s: Cannot change name to invalid "
+                             "name '%%s'" % ident)
+
+
+def patch(ident, body, reset=None):
+    """Apply the JSON patch ``body`` to the node ``ident`` and return its
+    document; ``reset``: the text of Ironic's ``reset_interfaces``
+    parameter, if given."""
+    if reset is not None:
+        if not utils.allowed((1, 45)):
+            raise utils.NotAcceptable('Request not acceptable.')
+        reset = utils.parse_bool('reset_interfaces', reset)
+    body = utils.json_body(body)
+    _check_patch(ident, body, reset)
+    node = get_node(ident, with_suffix=True)
+    access.authorize_node_patch(body, node, ident)
+    current = {name: stored(node, name) for name in node_schema.PATCHABLE}
+    patched = utils.apply_patch(current, body)
+    for name in node_schema.PATCHABLE:
+        if name not in node_schema.NODE['required']:
+            patched.setdefault(name, None)  # removed: its default
+    values = node_schema.check_node(patched, name='patch', patched=True)
+    changes = {name: values[name] for name in node_schema.PATCHABLE
+               if values[name] != current[name]}
+    if 'chassis_uuid' in changes and changes['chassis_uuid'] is None \
+            and not utils.allowed((1, 25)):
+        # A node leaves its chassis from 1.25 on.
+        raise utils.NotAcceptable('Request not acceptable.')
+    node = utils.rpcapi().update_node(
+        utils.context(), node, changes,
+        expected={name: current[name] for name in changes},
+        reset_interfaces=bool(reset))
+    return render(node)

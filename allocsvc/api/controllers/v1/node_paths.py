@@ -13,7 +13,7 @@ and tests use some of them:
 * ``/v1/nodes/<sub-resource>/...`` (``ports``, ``traits`` ...) without a
   node is a 404;
 * one more segment after a node that names nothing of it
-  (``ExtraSegments``) is the next argument of the node's own method:
+  (``EXTRA_SEGMENTS``) is the next argument of the node's own method:
   ``GET /v1/nodes/{node}/name`` is ``GET /v1/nodes/{node}?fields=name``,
   ``PATCH /v1/nodes/{node}/true`` a patch with ``reset_interfaces=true``;
   ``PUT`` is a 405, ``DELETE`` Ironic's bare "Resource could not be
@@ -28,13 +28,10 @@ more segments), it is a 404 here.
 
 import functools
 
-import pecan
 import webob.exc
 
-from allocsvc.api.controllers.v1 import base
 from allocsvc.api.controllers.v1 import dispatch
 from allocsvc.api.controllers.v1 import node_common
-from allocsvc.api.controllers.v1 import types
 from allocsvc.api.controllers.v1 import utils
 from allocsvc.common import exception
 
@@ -55,9 +52,6 @@ LEGACY_ROOTS = frozenset(_LEGACY_TREES)
 SUBRESOURCES = frozenset((
     'ports', 'portgroups', 'vifs', 'volume', 'traits', 'bios', 'allocation',
     'history', 'inventory', 'children', 'firmware', 'vmedia'))
-
-# What PUT on an extra segment is refused with: the methods of a node.
-_NODE_METHODS = 'DELETE, GET, PATCH, POST'
 
 
 def legacy_path(root, segments):
@@ -91,7 +85,7 @@ def refuse(message, rest=None, **values):
 # Sub-resources of a node that appeared after 1.1: 404 before, whatever
 # the method (Ironic checks the version before routing). The traits of
 # a node are not among them: below 1.37 their path means what Ironic's
-# node methods make of it (``ExtraSegments``).
+# node methods make of it (``EXTRA_SEGMENTS``).
 SUBRESOURCE_SINCE = {'portgroups': (1, 24), 'vifs': (1, 28),
                      'bios': (1, 40), 'allocation': (1, 52),
                      'history': (1, 78), 'inventory': (1, 81),
@@ -116,7 +110,7 @@ def check_ident(ident, name='node'):
             detail='Expected UUID or name for %s: %s' % (name, ident))
 
 
-def resolve(segments, extra):
+def resolve(segments):
     """``/v1/nodes/...`` (``segments``) as the route table reads it: the
     node named last moved after ``nodes``; or ``(handler, path values,
     rest)`` when Ironic answers the path before any route: a 400 for a
@@ -146,58 +140,49 @@ def resolve(segments, extra):
     check_ident(ident)
     if remainder:
         if remainder[0] == 'traits' and not utils.allowed(TRAITS_SINCE):
-            return extra, {'node': ident}, remainder
+            return EXTRA_SEGMENTS, {'node': ident}, remainder
         since = SUBRESOURCE_SINCE.get(remainder[0])
         if since is not None and not utils.allowed(since):
             raise webob.exc.HTTPNotFound()
     return segments[:2] + [ident] + list(remainder)
 
 
-class ExtraSegments(base.Resource):
-    """``/v1/nodes/{node}/<segments>``, where the first segment names
-    nothing of the node at the request's version: what Ironic's node
-    methods make of it. ``node_controller`` shows and patches the node
-    (``show(fields)``, ``patch(body, reset_interfaces)``)."""
+# ``/v1/nodes/{node}/<segments>``, where the first segment names nothing
+# of the node at the request's version: what Ironic's node methods make
+# of it, per method (``EXTRA_SEGMENTS``; PUT and HEAD a 405 naming the
+# node's methods).
 
-    _ident = _segments = _node = None
+def show_field(node, rest):
+    """GET: the segment is the node's ``fields``; 404 for more."""
+    if len(rest) != 1:
+        raise webob.exc.HTTPNotFound()
+    node_common.query_without_arguments()
+    return node_common.show(node, rest[0])
 
-    def __init__(self, ident, segments, node_controller):
-        self._ident = ident
-        self._segments = list(segments)
-        self._node = node_controller
 
-    @pecan.expose('json', generic=True)
-    def index(self, *args, **kwargs):
-        base.not_allowed(_NODE_METHODS)
+def patch_resetting(node, rest, body):
+    """PATCH: the segment is ``reset_interfaces``; the next one would
+    be the patch itself."""
+    node_common.query_without_arguments()
+    reset = rest[0]
+    utils.strict_bool('reset_interfaces', reset)
+    if len(rest) > 1:
+        raise utils.BadRequest("Schema error for patch: '%s' is not of "
+                               "type 'array'" % rest[1])
+    return node_common.patch(node, body, reset)
 
-    @index.when(method='GET', **base.WSME_JSON)
-    @base.expose(types.Node)
-    def _get(self):
-        if len(self._segments) != 1:
-            raise webob.exc.HTTPNotFound()
-        node_common.query_without_arguments()
-        return self._node.show(self._segments[0])
 
-    @index.when(method='PATCH', **base.WSME_JSON)
-    @base.expose(types.Node, body=types.jsontype)
-    def _patch(self, patch=None):
-        node_common.query_without_arguments()
-        reset = self._segments[0]
-        utils.strict_bool('reset_interfaces', reset)
-        if len(self._segments) > 1:
-            # The next segment would be the patch itself.
-            raise utils.BadRequest("Schema error for patch: '%s' is not of "
-                                   "type 'array'" % self._segments[1])
-        return self._node.patch(patch, reset)
+def post_below(node, rest, body):
+    """POST: Ironic passes the node's ident where the new node's body
+    goes."""
+    raise utils.BadRequest("Schema error for node: '%s' is not of type "
+                           "'object'" % node)
 
-    @index.when(method='POST', **base.WSME_JSON)
-    @base.expose(None, body=types.jsontype)
-    def _post(self, body=None):
-        # Ironic passes the node's ident where the new node's body goes.
-        raise utils.BadRequest("Schema error for node: '%s' is not of "
-                               "type 'object'" % self._ident)
 
-    @index.when(method='DELETE', **base.WSME_JSON)
-    @base.expose(None)
-    def _delete(self):
-        raise exception.NotFound('Resource could not be found.')
+def delete_below(node, rest):
+    raise exception.NotFound('Resource could not be found.')
+
+
+EXTRA_SEGMENTS = dispatch.Methods({
+    'GET': show_field, 'PATCH': patch_resetting, 'POST': post_below,
+    'DELETE': delete_below})

@@ -30,7 +30,6 @@ from allocsvc.api.controllers.v1 import unprovided
 from allocsvc.api.controllers.v1 import version_documents as docs
 
 P = functools.partial
-L = dispatch.Legacy
 ANY, AS_METHODS = dispatch.ANY, dispatch.AS_METHODS
 # What Ironic's routing answers below some resources.
 FORBIDDEN = dispatch.Refuse(webob.exc.HTTPForbidden,
@@ -43,9 +42,6 @@ def _all(handler, methods=('DELETE', 'GET', 'PATCH', 'POST', 'PUT')):
     return dict.fromkeys(methods, handler)
 
 
-_nodes = L(node.NodesController)
-_node = L(node.NodeController)
-_chassis_nodes = L(P(node.NodesController))
 _ports = {'GET': port.list_ports, 'POST': port.create_port}
 _portgroups = {'GET': portgroup.list_portgroups,
                'POST': portgroup.create_portgroup}
@@ -54,17 +50,15 @@ ROUTES = [
     # path                       since    {method: handler}        below
     ('/', None, {'GET': docs.root, 'HEAD': docs.root}),
     ('/v1', None, {'GET': docs.v1, 'HEAD': docs.v1}),
-    ('/v1/nodes', None, _all(_nodes, ('GET', 'POST')), AS_METHODS),
-    ('/v1/nodes/detail', None, {'GET': L(node.NodesController, 'detail')},
+    ('/v1/nodes', None, {'GET': node.list_nodes, 'POST': node.create_node},
      AS_METHODS),
-    ('/v1/nodes/validate', None,
-     {'GET': L(node.NodesController, 'validate')}, AS_METHODS),
-    (N, None, _all(_node, ('DELETE', 'GET', 'PATCH')),
-     L(node.extra_segments)),
-    (N + '/validate', None, {'GET': L(node.NodeController, 'validate')},
+    ('/v1/nodes/detail', None, {'GET': node.list_nodes_detail}, AS_METHODS),
+    ('/v1/nodes/validate', None, {'GET': node.validate_by_query},
      AS_METHODS),
-    (N + '/children', (1, 83), {'GET': L(node.NodeController, 'children')},
-     AS_METHODS),
+    (N, None, {'GET': node.show_node, 'PATCH': node.update_node,
+               'DELETE': node.delete_node}, node_paths.EXTRA_SEGMENTS),
+    (N + '/validate', None, {'GET': node.validate_node}, AS_METHODS),
+    (N + '/children', (1, 83), {'GET': node.node_children}, AS_METHODS),
     (N + '/states', None, {'GET': states.get_states}, AS_METHODS),
     (N + '/states/power', None, {'PUT': states.set_power_state}),
     (N + '/states/provision', None, {'PUT': states.set_provision_state}),
@@ -123,11 +117,11 @@ ROUTES = [
     ('/v1/chassis/{chassis}', None, {'GET': chassis.show_chassis,
                                      'PATCH': chassis.update_chassis,
                                      'DELETE': chassis.delete_chassis}),
-    ('/v1/chassis/{chassis}/nodes', None, _all(_chassis_nodes,
-                                               ('GET', 'POST')),
+    ('/v1/chassis/{chassis}/nodes', None, {
+        'GET': node.list_nodes, 'POST': node.create_chassis_node},
      node.malformed),
     ('/v1/chassis/{chassis}/nodes/detail', None,
-     {'GET': L(P(node.NodesController), 'detail')}, AS_METHODS),
+     {'GET': node.list_nodes_detail}, AS_METHODS),
     ('/v1/ports', None, _ports, AS_METHODS),
     ('/v1/ports/detail', None, {'GET': port.list_ports_detail}, AS_METHODS),
     ('/v1/ports/{port}', None, {'GET': port.show_port,
@@ -182,6 +176,5 @@ GATES = {
 
 # How the paths of a resource are read before the table is.
 RESOLVERS = {
-    'nodes': functools.partial(
-        node_paths.resolve, extra=L(node.extra_segments)),
+    'nodes': node_paths.resolve,
 }

@@ -1,19 +1,9 @@
-"""The WSME types of the ``/v1`` handlers not converted yet (see
-``dispatch``): what they accept and return.
-
-The resource still served through WSME (Node), its collection and
-links are WSME complex types, rendered by ``wsmeext.pecan.wsexpose``. A
-field a response leaves out (newer than the request's microversion, or
-not in ``?fields=``) stays ``Unset``, which WSME does not render.
-
-Request bodies are taken as ``jsontype`` (any JSON value) and checked by
-the JSON schemas of ``node_schema``, which carry Ironic's error
-messages.
+"""What is left of the WSME types of the ``/v1`` handlers: no handler
+uses them any more (see ``dispatch``); they go with ``base.expose`` and
+``dispatch.Legacy``.
 """
 
 from wsme import types as wtypes
-
-from allocsvc.api.controllers.v1 import node_schema
 
 
 class JsonType(wtypes.UserType):
@@ -70,50 +60,3 @@ class Link(Base):
     href = wtypes.text
     rel = wtypes.text
     type = wtypes.text
-
-
-# The type of each node field on the wire; any field not named here is a
-# string (or null).
-_NODE_FIELD_TYPES = {
-    'driver_info': {wtypes.text: jsontype},
-    'properties': {wtypes.text: jsontype},
-    'extra': {wtypes.text: jsontype},
-    'instance_info': {wtypes.text: jsontype},
-    'driver_internal_info': {wtypes.text: jsontype},
-    'clean_step': {wtypes.text: jsontype},
-    'deploy_step': {wtypes.text: jsontype},
-    'service_step': {wtypes.text: jsontype},
-    'raid_config': {wtypes.text: jsontype},
-    'target_raid_config': {wtypes.text: jsontype},
-    'network_data': {wtypes.text: jsontype},
-    'maintenance': bool,
-    'console_enabled': bool,
-    'protected': bool,
-    'retired': bool,
-    'secure_boot': bool,
-    'disable_power_off': bool,
-    'traits': [wtypes.text],
-    # A string or a boolean, as Ironic's schema allows it.
-    'automated_clean': jsontype,
-}
-
-
-def _node_attributes():
-    attributes = {name: _NODE_FIELD_TYPES.get(name, wtypes.text)
-                  for name, _since in node_schema.FIELDS}
-    for name in ('links', 'ports', 'states', 'portgroups'):
-        attributes[name] = [Link]
-    return attributes
-
-
-# A node: every field of ``node_schema.FIELDS`` (only those of the
-# request's version are set), its links and those to its ports, states
-# (1.14) and port groups (1.24).
-Node = type('Node', (Base,), dict(
-    _node_attributes(),
-    __doc__='A node as Ironic shows it, at the request\'s version.'))
-
-
-class NodeCollection(Base):
-    nodes = [Node]
-    next = wtypes.text
