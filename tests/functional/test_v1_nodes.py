@@ -21,6 +21,7 @@ The state, trait and allocation sub-resources are in
 ``test_v1_nodes_states`` and ``test_v1_nodes_traits``.
 """
 
+import json
 import urllib.parse
 import uuid
 
@@ -37,6 +38,7 @@ from tests import conftest
 from tests.functional.ironic_errors import fault
 from tests.functional.ironic_errors import message
 from tests.helpers import apps
+from tests.helpers.v1 import app
 from tests.helpers.v1 import available
 from tests.helpers.v1 import call
 from tests.helpers.v1 import create
@@ -743,17 +745,19 @@ def _typed(method, path, body, content_type):
 
 def test_bodies_and_arguments_at_the_edges(database):
     node = create(name='edge')
-    # The body is the request's body only: WSME also took it from a
+    # The body as WSME read it (dispatch.wsme_arguments): also from a
     # query parameter or a form field named like the handler's argument.
     resp = call('POST', '/v1/nodes?body=%7B%7D', {'driver': 'fake-hardware'})
-    assert message(resp) == 'Unexpected arguments: body'
+    assert message(resp) == 'Parameter body was given several times'
     ops = [{'op': 'add', 'path': '/extra/a', 'value': 1}]
     resp = call('PATCH', '/v1/nodes/edge?patch=%5B%5D', ops)
-    assert message(resp) == 'Unexpected arguments: patch'
+    assert message(resp) == 'Parameter patch was given several times'
     resp = _typed('PATCH', '/v1/nodes/edge', b'patch=%5B%5D',
                   'application/x-www-form-urlencoded')
-    assert message(resp) == ("Schema error for patch: None is not of type "
+    assert message(resp) == ("Schema error for patch: '[]' is not of type "
                              "'array'")
+    resp = call('GET', '/v1/nodes/edge?__body__=x')
+    assert resp.status_int == 415
     # An XML body that is not XML: a 400 (WSME's parser error was a 500).
     for method, path in (('GET', '/v1/nodes'), ('GET', '/v1/nodes/edge'),
                          ('POST', '/v1/nodes')):
@@ -775,3 +779,17 @@ def test_bodies_and_arguments_at_the_edges(database):
     resp = call('DELETE', '/v1/nodes/' + resp.json['uuid'])
     assert resp.status_int == 204 and resp.body == b''
     assert 'Content-Type' not in resp.headers
+
+
+def test_members_by_name_as_wsme_gave_them(database):
+    create(name='sorted')
+    doc = list(json.loads(call('GET', '/v1/nodes/sorted').text))
+    assert doc == sorted(doc)
+    doc = list(json.loads(call('GET', '/v1/nodes/sorted?fields=uuid,name')
+                          .text))
+    assert doc == ['links', 'name', 'uuid']
+    resp = call('GET', '/v1/nodes?limit=1')
+    assert list(json.loads(resp.text)) == ['nodes', 'next']
+    assert list(json.loads(resp.text)['nodes'][0]) == [
+        'instance_uuid', 'links', 'maintenance', 'name', 'power_state',
+        'provision_state', 'uuid']

@@ -73,7 +73,8 @@ def allowed_fields():
 
 def render(allocation):
     """Ironic's allocation document (never ``id``, ``node_id`` or
-    ``conductor_affinity``; ``owner`` from 1.60)."""
+    ``conductor_affinity``; ``owner`` from 1.60), its members in the
+    order WSME gave them."""
     document = {
         'uuid': allocation.uuid,
         'name': allocation.name,
@@ -84,12 +85,13 @@ def render(allocation):
         'traits': list(allocation.traits or []),
         'candidate_nodes': list(allocation.candidate_nodes or []),
         'extra': dict(allocation.extra or {}),
+        'owner': allocation.owner,
         'created_at': utils.isotime(allocation.created_at),
         'updated_at': utils.isotime(allocation.updated_at),
         'links': base.resource_links('allocations', '/' + allocation.uuid),
     }
-    if utils.allowed(OWNER_VERSION):
-        document['owner'] = allocation.owner
+    if not utils.allowed(OWNER_VERSION):
+        del document['owner']
     return document
 
 
@@ -274,6 +276,7 @@ def gate():
         raise webob.exc.HTTPMethodNotAllowed()
 
 
+@dispatch.wsme_arguments()
 def list_allocations():
     """``GET /v1/allocations``: unknown parameters first, then a repeated
     one as Ironic reads it (fields add up, the others fail its query
@@ -312,6 +315,7 @@ def list_allocations():
     return document
 
 
+@dispatch.wsme_arguments('body')
 def create_allocation(body):
     """``POST /v1/allocations``: 201, the allocation as created."""
     body = schema.validate_post(utils.json_body(body))
@@ -334,12 +338,14 @@ def _allocation(ident, action):
         action, _with_suffix(_fetch_allocation, ident), ident)
 
 
+@dispatch.wsme_arguments()
 def show_allocation(allocation):
     names = _fields()
     found = _allocation(allocation, 'baremetal:allocation:get')
     return utils.select_fields(render(found), names)
 
 
+@dispatch.wsme_arguments('patch')
 def update_allocation(allocation, body):
     """``PATCH /v1/allocations/{allocation}`` (1.57): its name and
     extra."""
@@ -359,6 +365,7 @@ def update_allocation(allocation, body):
     return render(found)
 
 
+@dispatch.wsme_arguments()
 def delete_allocation(allocation):
     found = _allocation(allocation, 'baremetal:allocation:delete')
     utils.rpcapi().destroy_allocation(utils.context(), found)
@@ -392,6 +399,7 @@ def _node_allocation(ident, node, action):
     return access.authorize_allocation(action, found, conceal=False)
 
 
+@dispatch.wsme_arguments()
 def show_node_allocation(node):
     """``GET /v1/nodes/{node}/allocation``."""
     names = _fields()
@@ -400,6 +408,7 @@ def show_node_allocation(node):
     return utils.select_fields(render(found), names)
 
 
+@dispatch.wsme_arguments()
 def delete_node_allocation(node):
     """``DELETE /v1/nodes/{node}/allocation``: 204."""
     found = _node_allocation(node, _with_suffix(_visible_node, node),

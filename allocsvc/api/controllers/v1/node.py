@@ -86,6 +86,7 @@ def _resource(chassis, detail=False):
 # The handlers read the query themselves (``node_common.query``): which
 # filters exist depends on the request's version.
 
+@dispatch.wsme_arguments()
 def list_nodes(chassis=None):
     """``GET /v1/nodes`` (or the nodes of ``chassis``): the list fields
     of each, or ``fields``, or all with ``detail`` (1.43)."""
@@ -107,6 +108,7 @@ def list_nodes(chassis=None):
                        project)
 
 
+@dispatch.wsme_arguments()
 def list_nodes_detail(chassis=None):
     """``GET /v1/nodes/detail`` (or of ``chassis``): whole nodes."""
     project = access.node_list_project()
@@ -196,6 +198,7 @@ def _parent_uuid(ident):
         return ident
 
 
+@dispatch.wsme_arguments()
 def validate_by_query():
     """``GET /v1/nodes/validate``, Ironic's older form of a node's
     validation: the node is a query parameter."""
@@ -210,6 +213,7 @@ def validate_by_query():
     return _validate(ident)
 
 
+@dispatch.wsme_arguments('body')
 def create_node(body):
     """``POST /v1/nodes``: 201, the node as created."""
     node_common.query_without_arguments()
@@ -237,6 +241,7 @@ def create_node(body):
                           node_common.location(node.uuid))
 
 
+@dispatch.wsme_arguments('body')
 def create_chassis_node(chassis, body):
     """``POST /v1/chassis/{chassis}/nodes``: Ironic's 400, once the body
     is read."""
@@ -255,11 +260,13 @@ def _validate(ident):
     return utils.rpcapi().validate_driver_interfaces(utils.context(), node)
 
 
+@dispatch.wsme_arguments()
 def validate_node(node):
     node_common.query_without_arguments()
     return _validate(node)
 
 
+@dispatch.wsme_arguments()
 def node_children(node):
     """The UUIDs of the node's child nodes (1.83)."""
     found = node_common.node_for(node, 'baremetal:node:get')
@@ -268,18 +275,21 @@ def node_children(node):
     return {'children': [child.uuid for child in children]}
 
 
+@dispatch.wsme_arguments()
 def show_node(node):
     params = node_common.query()
     utils.check_arguments(params, ('fields',))
     return node_common.show(node, params.get('fields'))
 
 
+@dispatch.wsme_arguments('patch')
 def update_node(node, body):
     params = node_common.query()
     utils.check_arguments(params, ('reset_interfaces',))
     return node_common.patch(node, body, params.get('reset_interfaces'))
 
 
+@dispatch.wsme_arguments()
 def delete_node(node):
     node_common.query_without_arguments()
     found = node_common.get_node(node, with_suffix=True)

@@ -121,7 +121,9 @@ def render(node, fields=None):
             if utils.allowed(since):
                 doc[name] = base.resource_links(
                     'nodes', '/%s/%s' % (node.uuid, name))
-    return utils.select_fields(access.redact_node(doc, node), fields)
+    # Its members by name, as WSME gave them.
+    return dict(sorted(utils.select_fields(
+        access.redact_node(doc, node), fields).items()))
 
 
 def parse_fields(text, one=False):

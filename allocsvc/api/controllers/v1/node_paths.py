@@ -152,6 +152,7 @@ def resolve(segments):
 # of it, per method (``EXTRA_SEGMENTS``; PUT and HEAD a 405 naming the
 # node's methods).
 
+@dispatch.wsme_arguments()
 def show_field(node, rest):
     """GET: the segment is the node's ``fields``; 404 for more."""
     if len(rest) != 1:
@@ -160,6 +161,7 @@ def show_field(node, rest):
     return node_common.show(node, rest[0])
 
 
+@dispatch.wsme_arguments('patch')
 def patch_resetting(node, rest, body):
     """PATCH: the segment is ``reset_interfaces``; the next one would
     be the patch itself."""
@@ -172,6 +174,7 @@ def patch_resetting(node, rest, body):
     return node_common.patch(node, body, reset)
 
 
+@dispatch.wsme_arguments('body')
 def post_below(node, rest, body):
     """POST: Ironic passes the node's ident where the new node's body
     goes."""
@@ -179,6 +182,7 @@ def post_below(node, rest, body):
                            "'object'" % node)
 
 
+@dispatch.wsme_arguments()
 def delete_below(node, rest):
     raise exception.NotFound('Resource could not be found.')
 
