@@ -26,9 +26,7 @@ A handler is a function of the path's values (``node=...``) and, if it
 has a ``body`` parameter, of the request's JSON body (``read_body``). It
 returns the document to answer with (200), or a ``Reply`` (another
 status, a ``Location``, no body); what it raises becomes Ironic's fault
-document (``fault``). While a resource still has them, a handler may be
-a Pecan controller built from the path's values (``Legacy``), whose
-generic ``index`` Pecan then calls.
+document (``fault``).
 
 WSME is not in the path of the handlers: each resource has one
 representation, the JSON document its handler builds (its fields at the
@@ -76,21 +74,6 @@ RESERVED = frozenset(name for name in dir(object) if name.startswith('_')) | {
     '_configdrive', '_nested', '_ident', '_name', '_segments', '_message',
     '_indicator', '_vif', '_event', '_check', '_kind', '_value',
     '_setting'}
-
-
-class Legacy:
-    """A route still served by a Pecan controller: ``factory(*values)``
-    builds it from the path's values (in the path's order, then what
-    lies below the route, if anything), and Pecan calls its
-    ``attribute`` (a generic ``index``, ``detail``...)."""
-
-    def __init__(self, factory, attribute='index'):
-        self.factory = factory
-        self.attribute = attribute
-
-    def controller(self, values, rest):
-        args = list(values.values()) + ([rest] if rest else [])
-        return getattr(self.factory(*args), self.attribute)
 
 
 class Methods(dict):
@@ -435,8 +418,6 @@ class Dispatcher:
     @pecan.expose()
     def _route(self, args, request):
         handler, values, rest = self.resolve(request)
-        if isinstance(handler, Legacy):
-            return handler.controller(values, rest), []
         request.context['v1.handler'] = (handler, values, rest)
         return self.call, []
 

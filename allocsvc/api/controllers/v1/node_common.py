@@ -163,11 +163,12 @@ def query(schema_checked=()):
 
 
 def json_object(body, allow_empty=False, required=None, schema=None):
-    """``body`` (the request body WSME parsed) as a JSON object ({} for
-    an empty body when ``allow_empty``); 400 otherwise, in Ironic's words
-    for what it was asking: a body with the ``required`` argument reads
-    as none ("Missing mandatory parameter: target"), a body checked
-    against the ``schema`` of that name as not of type 'object'."""
+    """``body`` (the request body as ``dispatch.read_body`` parsed it) as
+    a JSON object ({} for an empty body when ``allow_empty``); 400
+    otherwise, in Ironic's words for what it was asking: a body with the
+    ``required`` argument reads as none ("Missing mandatory parameter:
+    target"), a body checked against the ``schema`` of that name as not
+    of type 'object'."""
     if allow_empty and not pecan.request.body:
         return {}
     body = utils.json_body(body)

@@ -267,8 +267,8 @@ def collection(name, items, limit, resource=None, marker_key='uuid',
 
 
 def json_body(body):
-    """The request body WSME parsed (``types.jsontype``; None for a JSON
-    null). No body at all reads as an empty object, as Ironic reads it,
+    """The request body as ``dispatch.read_body`` parsed it (None for a
+    JSON null). No body at all reads as an empty object, as Ironic reads it,
     so that the request is refused for what it lacks, in Ironic's words
     ("Schema error for port: 'address' is a required property"). A body
     that is not JSON never gets this far (``hooks.check_json_body``)."""
