@@ -150,8 +150,17 @@ class APIServer:
             return False
 
     def _wait(self, timeout=60):
-        if not waiting.wait_for(self._ready, timeout, fail=False):
-            raise RuntimeError('gunicorn did not answer: %s' % self.output())
+        try:
+            ready = waiting.wait_for(self._ready, timeout, fail=False)
+        except BaseException:
+            self.stop()
+            raise
+        if not ready:
+            # Not left running for the rest of the session: its workers
+            # would hold CPU and database connections other tests need.
+            output = self.output()
+            self.stop()
+            raise RuntimeError('gunicorn did not answer: %s' % output)
 
     def output(self):
         self.log.flush()

@@ -139,7 +139,12 @@ class Cluster(processes.ProcessGroup):
         else:
             self._start_distributed(db_url, conductors, workers, threads)
         self.client = Client(self.port)
-        self.wait_ready(1 if db_url is None else conductors)
+        try:
+            self.wait_ready(1 if db_url is None else conductors)
+        except BaseException:
+            # Nobody else would stop what never became ready.
+            self.stop()
+            raise
 
     def _start_embedded(self):
         self.port = net.free_port()
