@@ -40,16 +40,19 @@ def get_database(backend):
 _INTEGRATION = pathlib.Path(__file__).parent / 'integration'
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config, items):
-    # Under pytest-xdist (--dist loadgroup) the integration tests run one
-    # at a time on one worker: each starts processes with database pools
-    # of their own, and two of them at once exceed PostgreSQL's default
-    # max_connections (100). The other tests share the other workers.
-    # (First, before xdist's own hook reads the marks into node ids.)
-    for item in items:
-        if _INTEGRATION in item.path.parents:
-            item.add_marker(pytest.mark.xdist_group('integration'))
+def pytest_itemcollected(item):
+    # Under pytest-xdist (--dist loadgroup) the integration tests that
+    # start server processes on PostgreSQL run one at a time, on one
+    # worker: each opens pools of its own, and two at once could exceed
+    # PostgreSQL's default max_connections (100). The other tests,
+    # integration ones on MariaDB and SQLite included, share the
+    # workers. (Marked as each item is collected: xdist reads the marks
+    # into node ids in its collection_modifyitems, which may run before
+    # this project's.)
+    callspec = getattr(item, 'callspec', None)
+    if (_INTEGRATION in item.path.parents and callspec is not None and
+            'postgresql' in callspec.params.values()):
+        item.add_marker(pytest.mark.xdist_group('postgresql-processes'))
 
 
 def pytest_sessionfinish(session, exitstatus):

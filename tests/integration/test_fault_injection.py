@@ -48,7 +48,8 @@ from tests.integration import baremetal_cluster as cluster_mod
 from tests.integration import tcp_proxy
 
 # Slow: faults held for seconds, then a settling wait.
-pytestmark = pytest.mark.slow
+# One worker runs them all, in this order, on the module's one cluster.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(__name__)]
 
 DB_NAME = backends.DB_NAME + '_faults'
 NODES = 40

@@ -14,6 +14,9 @@ import pytest
 from allocsvc.api.controllers.v1 import versions
 from tests.helpers import processes
 
+# One worker runs the module, on its one service (a module fixture).
+pytestmark = pytest.mark.xdist_group(__name__)
+
 
 @pytest.fixture(scope='module')
 def endpoint(tmp_path_factory):

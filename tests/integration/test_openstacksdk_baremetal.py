@@ -18,6 +18,9 @@ import pytest
 
 from tests.helpers import processes
 
+# One worker runs the module, on its one service (a module fixture).
+pytestmark = pytest.mark.xdist_group(__name__)
+
 
 @pytest.fixture(scope='module')
 def endpoint(tmp_path_factory):
