@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Set up .venv (if needed) and run the whole test suite with pytest, one
 # worker per core (pytest-xdist; TEST_WORKERS sets another count, 0 runs
-# in this process; the integration tests on PostgreSQL keep to one
-# worker, see tests/conftest.py). Extra arguments go to pytest.
+# in this process; a module whose tests share one service keeps to one
+# worker). Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")"
 VENV=${VENV:-.venv}

@@ -1,7 +1,6 @@
 """Shared pytest fixtures: one database per backend for the whole run."""
 
 import os
-import pathlib
 import tempfile
 
 import pytest
@@ -35,24 +34,6 @@ def get_database(backend):
             other.release()
     db.use()
     return db
-
-
-_INTEGRATION = pathlib.Path(__file__).parent / 'integration'
-
-
-def pytest_itemcollected(item):
-    # Under pytest-xdist (--dist loadgroup) the integration tests that
-    # start server processes on PostgreSQL run one at a time, on one
-    # worker: each opens pools of its own, and two at once could exceed
-    # PostgreSQL's default max_connections (100). The other tests,
-    # integration ones on MariaDB and SQLite included, share the
-    # workers. (Marked as each item is collected: xdist reads the marks
-    # into node ids in its collection_modifyitems, which may run before
-    # this project's.)
-    callspec = getattr(item, 'callspec', None)
-    if (_INTEGRATION in item.path.parents and callspec is not None and
-            'postgresql' in callspec.params.values()):
-        item.add_marker(pytest.mark.xdist_group('postgresql-processes'))
 
 
 def pytest_sessionfinish(session, exitstatus):
