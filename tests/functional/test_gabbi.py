@@ -23,10 +23,12 @@ FILES = sorted(f[:-5] for f in os.listdir(GABBITS) if f.endswith('.yaml'))
 
 
 def _run_file(name):
-    conf = conftest.make_conf()
+    # gabbi asks for the application once per request: one for the file,
+    # as one server answers a client's requests.
+    app = apps.placement(conftest.make_conf())
 
     def intercept():
-        return apps.placement(conf)
+        return app
 
     suite_dict = gabbi_utils.load_yaml(
         yaml_file=os.path.join(GABBITS, name + '.yaml'))

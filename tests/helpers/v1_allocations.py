@@ -57,14 +57,19 @@ class FakeConductorAPI:
 
 
 class Env:
-    def __init__(self, conf=None, app=None, backend='database'):
+    """``build(conf, rpcapi)`` makes the application (by default the
+    whole one, as ``allocsvc-all`` serves it); ``app`` is one already
+    made."""
+
+    def __init__(self, conf=None, app=None, backend='database',
+                 build=None):
         self.conf = conf or conftest.make_conf()
         self.conf.set_override('allocation_backend', backend,
                                group='conductor')
         self.backend = backends.from_conf(self.conf)
         service, client = conductor_harness.api_conductor()
         self.rpc = FakeConductorAPI(self.backend, client)
-        self.app = app or apps.whole(self.conf, rpcapi=self.rpc)
+        self.app = app or (build or apps.whole)(self.conf, self.rpc)
         self.ctx = context_mod.get_admin_context()
         # The conductor of the allocations the API writes, and the one
         # the calls go to.

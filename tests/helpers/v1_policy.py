@@ -48,8 +48,7 @@ def make_env(monkeypatch, new_defaults=True, strategy='keystone',
         conf.set_override('policy_file', str(policy_file),
                           group='oslo_policy')
     monkeypatch.setattr(auth, 'KeystoneAuth', lambda app, conf: app)
-    env = Env(conf=conf)
-    env.app = apps.baremetal(conf, env.rpc)
+    env = Env(conf=conf, build=apps.baremetal)
     # Manageable: a state nodes may be deleted and provided in.
     manageable = states.MANAGEABLE
     env.node('owned', owner=OWN, provision_state=manageable)
