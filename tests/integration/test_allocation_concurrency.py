@@ -26,13 +26,27 @@ CONFLICT = 'placement.concurrent_update'
 DEADLINE = 90
 
 
-@pytest.fixture(params=['sqlite', 'mysql', 'postgresql'])
-def api(request, tmp_path):
+# The tests of a backend share its server: one worker runs them all.
+pytestmark = pytest.mark.xdist_group(__name__)
+
+
+@pytest.fixture(scope='module', params=['sqlite', 'mysql', 'postgresql'])
+def server(request, tmp_path_factory):
+    """One API server per backend for the tests of this module."""
     db = conftest.get_database(request.param)
     db.clean()
-    srv = processes.APIServer(tmp_path, db.url, workers=4, threads=4)
-    yield srv
+    srv = processes.APIServer(tmp_path_factory.mktemp('api'), db.url,
+                              workers=4, threads=4)
+    yield db, srv
     srv.stop()
+
+
+@pytest.fixture
+def api(server):
+    """The server of the backend, on a clean database."""
+    db, srv = server
+    db.clean()
+    return srv
 
 
 def _make_provider(api, name, vcpu):

@@ -27,9 +27,16 @@ Scenarios:
     holds has usage 1 and nothing reserved; no other consumer anywhere;
   - no provider over capacity (usage <= total - reserved: a held unit
     is not reserved as well);
+  - no node lock left; all three conductors alive, and each of them
+    bound some of the allocations;
   - both sides won nodes: it was a race.
 
-Each runs with both allocation back ends (database and placement).
+Each runs with both allocation back ends (database and placement). The
+bare-metal side asks for a trait every node has, so the allocations'
+trait filter is on the path. These are the tests of three conductors
+racing behind the API; a killed conductor is tested in
+test_conductor_multiprocess (each back end, each database) and
+test_fault_injection (behind the API).
 
 With CI=true a missing MariaDB, PostgreSQL, RabbitMQ or Redis fails the
 test instead of skipping it.
@@ -43,6 +50,7 @@ import time
 import uuid
 
 import pytest
+import sqlalchemy as sa
 
 from tests import backends
 from tests.integration import baremetal_cluster as cluster_mod
@@ -55,6 +63,7 @@ NODES = 200
 BAREMETAL_CLIENTS = 25
 NOVA_CLIENTS = 25
 RC = 'coexist'
+TRAIT = 'CUSTOM_COEXIST_RACK'
 PLACEMENT_RC = 'CUSTOM_COEXIST'
 PLACEMENT_VERSION = 'placement 1.39'
 CANDIDATES = ('/placement/allocation_candidates?resources=%s:1&limit=5'
@@ -82,6 +91,7 @@ def cluster(tmp_path, db_url, allocation_backend):
     cluster_mod.migrate(db_url)
     cluster = cluster_mod.Cluster(tmp_path, db_url, conductors=3,
                                   backend=allocation_backend)
+    cluster.db_url = db_url
     yield cluster
     cluster.stop()
 
@@ -189,7 +199,7 @@ def _bounded(deadline):
 def _nodes(client):
     """Every node, with the fields the checks read."""
     items, path = [], ('/v1/nodes?limit=1000&fields=uuid,provision_state,'
-                       'instance_uuid,allocation_uuid')
+                       'instance_uuid,allocation_uuid,reservation')
     while path:
         doc = client.ok('GET', path)
         items.extend(doc['nodes'])
@@ -262,10 +272,26 @@ def _check_consumer(placement, consumer_uuid, provider, consumer_type):
     return wrong
 
 
+def _binders(db_url):
+    """The ids of the conductors that own active allocations, and of
+    every conductor, as the database has them."""
+    engine = sa.create_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            owners = {row[0] for row in conn.execute(sa.text(
+                "SELECT DISTINCT conductor_affinity FROM "
+                "baremetal_allocations WHERE state = 'active'"))}
+            every = {row[0] for row in conn.execute(sa.text(
+                'SELECT id FROM conductors'))}
+    finally:
+        engine.dispose()
+    return owners, every
+
+
 def test_baremetal_and_nova_race_for_200_nodes(cluster):
     failures = Failures()
     placement_backend = cluster.backend == 'placement'
-    nodes = cluster_mod.enrol(cluster.client, NODES, RC)
+    nodes = cluster_mod.enrol(cluster.client, NODES, RC, traits=[TRAIT])
     baremetal = RecordingClient(cluster.port, failures)
     placement = PlacementClient(cluster.port, failures)
     # Every provider there, free, before the race starts.
@@ -277,6 +303,7 @@ def test_baremetal_and_nova_race_for_200_nodes(cluster):
     deadline = started + RACE_SECONDS
     race, nova = racing.race(
         lambda: cluster_mod.race(baremetal, BAREMETAL_CLIENTS, RC,
+                                 traits=[TRAIT],
                                  on_progress=_bounded(deadline)),
         lambda: Nova(placement, deadline).run())
     elapsed = time.monotonic() - started
@@ -310,8 +337,10 @@ def test_baremetal_and_nova_race_for_200_nodes(cluster):
     assert not both, ('held by bare metal and nova', sorted(both)[:5],
                       summary)
     assert set(holders) | set(nova_held) == set(nodes), summary
-    # What the nodes say: bound to their allocation, or untouched.
+    # What the nodes say: bound to their allocation, or untouched; no
+    # lock left.
     for node in _nodes(baremetal):
+        assert node['reservation'] is None, node
         if node['uuid'] in holders:
             assert node['allocation_uuid'] == holders[node['uuid']], node
             assert node['provision_state'] == 'available', node
@@ -347,6 +376,12 @@ def test_baremetal_and_nova_race_for_200_nodes(cluster):
                 alloc
     assert not placement.ok('GET', CANDIDATES)['allocation_requests']
     assert not failures.items, (failures.items[:5], cluster.output())
+
+    # Three conductors alive, each of which bound allocations.
+    conductors = baremetal.ok('GET', '/v1/conductors')['conductors']
+    assert sum(c['alive'] for c in conductors) == 3, conductors
+    owners, every = _binders(cluster.db_url)
+    assert owners == every and len(every) == 3, (owners, every, summary)
 
     # A real race: each side won some nodes.
     assert holders, summary
