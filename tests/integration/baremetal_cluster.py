@@ -272,13 +272,16 @@ class RaceResult:
 
 
 def wait_final(client, ident, timeout=120):
-    delay, deadline = 0.005, time.time() + timeout
+    """The allocation ``ident`` once it is no longer ``allocating``,
+    polled as a client would (from 50 ms, backing off to 250 ms: every
+    poll is a request the service under test must answer)."""
+    delay, deadline = 0.05, time.time() + timeout
     while time.time() < deadline:
         body = client.ok('GET', '/v1/allocations/%s' % ident)
         if body['state'] != 'allocating':
             return body
         time.sleep(delay)
-        delay = min(delay * 1.5, 0.1)
+        delay = min(delay * 1.5, 0.25)
     return body
 
 

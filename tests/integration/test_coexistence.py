@@ -4,7 +4,7 @@ same nodes, as deployed.
 Scenarios:
 
 * allocsvc-api (gunicorn) + three allocsvc-conductor processes over
-  RabbitMQ, tooz over Redis, on MariaDB and on PostgreSQL: 200
+  RabbitMQ, tooz over Redis, on MariaDB and on PostgreSQL: 100
   available, powered-off nodes of one resource class enrolled over /v1;
   then, at once, 25 client threads create bare-metal allocations over
   /v1 (each waits for its allocation, until told that no node is left)
@@ -18,7 +18,7 @@ Scenarios:
     ended in error but for lack of nodes;
   - no node is held twice: the nodes bound to active bare-metal
     allocations and the providers holding a nova consumer are disjoint,
-    and together they are all 200 nodes; every claim nova was granted
+    and together they are all 100 nodes; every claim nova was granted
     is still there, on its provider, of type INSTANCE;
   - every node's provider says what the node says: under the placement
     back end a node bound to an allocation is held by that allocation
@@ -56,10 +56,10 @@ from tests import backends
 from tests.integration import baremetal_cluster as cluster_mod
 from tests.integration import racing
 
-# Slow: one three-minute race of bare-metal and Nova clients.
+# Slow: a race of bare-metal and Nova clients for 100 nodes, as deployed.
 pytestmark = pytest.mark.slow
 
-NODES = 200
+NODES = 100
 BAREMETAL_CLIENTS = 25
 NOVA_CLIENTS = 25
 RC = 'coexist'
@@ -288,7 +288,7 @@ def _binders(db_url):
     return owners, every
 
 
-def test_baremetal_and_nova_race_for_200_nodes(cluster):
+def test_baremetal_and_nova_race_for_the_same_nodes(cluster):
     failures = Failures()
     placement_backend = cluster.backend == 'placement'
     nodes = cluster_mod.enrol(cluster.client, NODES, RC, traits=[TRAIT])

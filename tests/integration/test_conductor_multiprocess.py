@@ -8,14 +8,14 @@ Each run, on each database and allocation back end:
 * first, errors of an RPC call come back over RabbitMQ as the allocsvc
   exception raised in the conductor (class, message, status), and a
   failed backfill leaves no row;
-* then 200 nodes and 50 client threads allocating without waiting for
+* then 100 nodes and 50 client threads allocating without waiting for
   their allocations (so that work is queued and running everywhere),
   and one conductor killed by SIGKILL in the middle: the others take
   over its allocations and release its node locks; a few more clients,
   each waiting for its allocation, take what is left until told no node
   is left. Every allocation ends active or error (none left
   allocating), error only for lack of nodes, each node in at most one
-  allocation and all 200 taken, no node lock left.
+  allocation and all 100 taken, no node lock left.
 
 Three conductors racing without a fault are tested behind the API, with
 Placement clients racing too, in test_coexistence.
@@ -48,14 +48,14 @@ from tests import conftest
 from tests.helpers import processes
 from tests.helpers import waiting
 
-# Slow: races of 50 clients for 200 nodes.
+# Slow: races of 50 clients for 100 nodes.
 pytestmark = pytest.mark.slow
 
 RABBIT = 'rabbit://guest:guest@127.0.0.1:5672/'
 REDIS = 'redis://127.0.0.1:6379'
 SERVICES = {'rabbitmq': 5672, 'redis': 6379}
 CONDUCTOR = pathlib.Path(sys.executable).parent / 'allocsvc-conductor'
-NODES = 200
+NODES = 100
 CLIENTS = 50
 HEARTBEAT_TIMEOUT = 10
 NOTHING_LEFT = ('no available nodes match', 'could not reserve any of',
@@ -175,7 +175,7 @@ def _final(context, allocation_id):
     def done():
         record = db_allocations.get_by_id(context, allocation_id)
         return record if record.state != states.ALLOCATING else None
-    return waiting.wait_for(done, WAIT, interval=0.02, fail=False)
+    return waiting.wait_for(done, WAIT, interval=0.05, fail=False)
 
 
 def _race(cluster, clients):
