@@ -39,16 +39,35 @@ PERSONAS = {
 }
 
 
+# The application (with its configuration and conductor client) of each
+# configuration without a policy file, built by the first test that asks
+# and served to the next ones, as one server serves its clients: building
+# one (its policy enforcer copies every rule) cost more than most tests.
+_BUILT = {}
+
+
 def make_env(monkeypatch, new_defaults=True, strategy='keystone',
              policy_file=None):
-    conf = conftest.make_conf(auth_strategy=strategy)
-    conf.set_override('enforce_new_defaults', new_defaults,
-                      group='oslo_policy')
-    if policy_file is not None:
-        conf.set_override('policy_file', str(policy_file),
+    """The environment of a policy test on a clean database: its
+    application and four manageable nodes (owned, leased, foreign,
+    free). The tests read their environment's configuration and
+    application and never change them."""
+    key = (new_defaults, strategy)
+    if policy_file is None and key in _BUILT:
+        conf, app, rpc = _BUILT[key]
+        env = Env(conf=conf, app=app)
+        env.rpc = rpc
+    else:
+        conf = conftest.make_conf(auth_strategy=strategy)
+        conf.set_override('enforce_new_defaults', new_defaults,
                           group='oslo_policy')
-    monkeypatch.setattr(auth, 'KeystoneAuth', lambda app, conf: app)
-    env = Env(conf=conf, build=apps.baremetal)
+        if policy_file is not None:
+            conf.set_override('policy_file', str(policy_file),
+                              group='oslo_policy')
+        monkeypatch.setattr(auth, 'KeystoneAuth', lambda app, conf: app)
+        env = Env(conf=conf, build=apps.baremetal)
+        if policy_file is None:
+            _BUILT[key] = (conf, env.app, env.rpc)
     # Manageable: a state nodes may be deleted and provided in.
     manageable = states.MANAGEABLE
     env.node('owned', owner=OWN, provision_state=manageable)
