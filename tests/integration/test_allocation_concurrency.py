@@ -34,7 +34,6 @@ pytestmark = pytest.mark.xdist_group(__name__)
 def server(request, tmp_path_factory):
     """One API server per backend for the tests of this module."""
     db = conftest.get_database(request.param)
-    db.clean()
     srv = processes.APIServer(tmp_path_factory.mktemp('api'), db.url,
                               workers=4, threads=4)
     yield db, srv

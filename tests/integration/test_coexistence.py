@@ -91,7 +91,6 @@ def cluster(tmp_path, db_url, allocation_backend):
     cluster_mod.migrate(db_url)
     cluster = cluster_mod.Cluster(tmp_path, db_url, conductors=3,
                                   backend=allocation_backend)
-    cluster.db_url = db_url
     yield cluster
     cluster.stop()
 
@@ -288,7 +287,7 @@ def _binders(db_url):
     return owners, every
 
 
-def test_baremetal_and_nova_race_for_the_same_nodes(cluster):
+def test_baremetal_and_nova_race_for_the_same_nodes(cluster, db_url):
     failures = Failures()
     placement_backend = cluster.backend == 'placement'
     nodes = cluster_mod.enrol(cluster.client, NODES, RC, traits=[TRAIT])
@@ -380,7 +379,7 @@ def test_baremetal_and_nova_race_for_the_same_nodes(cluster):
     # Three conductors alive, each of which bound allocations.
     conductors = baremetal.ok('GET', '/v1/conductors')['conductors']
     assert sum(c['alive'] for c in conductors) == 3, conductors
-    owners, every = _binders(cluster.db_url)
+    owners, every = _binders(db_url)
     assert owners == every and len(every) == 3, (owners, every, summary)
 
     # A real race: each side won some nodes.
