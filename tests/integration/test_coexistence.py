@@ -271,23 +271,31 @@ def _check_consumer(placement, consumer_uuid, provider, consumer_type):
     return wrong
 
 
-def _binders(db_url):
+def _binders(conn):
     """The ids of the conductors that own active allocations, and of
     every conductor, as the database has them."""
-    engine = sa.create_engine(db_url)
-    try:
-        with engine.connect() as conn:
-            owners = {row[0] for row in conn.execute(sa.text(
-                "SELECT DISTINCT conductor_affinity FROM "
-                "baremetal_allocations WHERE state = 'active'"))}
-            every = {row[0] for row in conn.execute(sa.text(
-                'SELECT id FROM conductors'))}
-    finally:
-        engine.dispose()
+    owners = {row[0] for row in conn.execute(sa.text(
+        "SELECT DISTINCT conductor_affinity FROM "
+        "baremetal_allocations WHERE state = 'active'"))}
+    every = {row[0] for row in conn.execute(sa.text(
+        'SELECT id FROM conductors'))}
+    conn.rollback()
     return owners, every
 
 
-def test_baremetal_and_nova_race_for_the_same_nodes(cluster, db_url):
+@pytest.fixture
+def database(db_url):
+    """A connection to the race's database, opened before the cluster
+    starts: by the end of a race the clusters' connection pools may hold
+    every connection PostgreSQL allows (100)."""
+    engine = sa.create_engine(db_url)
+    conn = engine.connect()
+    yield conn
+    conn.close()
+    engine.dispose()
+
+
+def test_baremetal_and_nova_race_for_the_same_nodes(database, cluster):
     failures = Failures()
     placement_backend = cluster.backend == 'placement'
     nodes = cluster_mod.enrol(cluster.client, NODES, RC, traits=[TRAIT])
@@ -379,7 +387,7 @@ def test_baremetal_and_nova_race_for_the_same_nodes(cluster, db_url):
     # Three conductors alive, each of which bound allocations.
     conductors = baremetal.ok('GET', '/v1/conductors')['conductors']
     assert sum(c['alive'] for c in conductors) == 3, conductors
-    owners, every = _binders(db_url)
+    owners, every = _binders(database)
     assert owners == every and len(every) == 3, (owners, every, summary)
 
     # A real race: each side won some nodes.
