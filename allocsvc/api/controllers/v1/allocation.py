@@ -293,7 +293,7 @@ def list_allocations():
     limit = utils.parse_limit(params.get('limit'))
     utils.check_sort(sort_key, sort_dir, objects.Allocation.SORTABLE,
                      UNSORTABLE)
-    marker = schema.check_uuid(params.get('marker'))
+    marker = utils.check_uuid(params.get('marker'))
     filters = {key: _filter_value(key, params[key])
                for key in ('resource_class', 'state') if key in params}
     if owner is not None:

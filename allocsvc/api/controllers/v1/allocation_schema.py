@@ -90,16 +90,6 @@ def check_json_size(field, value):
     utils.check_stored_size(field, value)
 
 
-def check_uuid(value):
-    """A UUID (``utils.is_uuid``: not a braced or ``urn:uuid:`` form),
-    or None."""
-    if value is None:
-        return None
-    if not utils.is_uuid(value):
-        raise utils.BadRequest('Expected a UUID but received %s.' % value)
-    return value
-
-
 def check_name(name, action='create'):
     """An allocation name (or None) must be a logical name. Unlike Ironic,
     the empty string is refused too: it is not a name anyone can use."""

@@ -70,7 +70,7 @@ def _arguments(known):
             continue
         value = params[name]
         if name == 'marker':
-            value = schema.check_uuid(name, value)
+            value = utils.check_uuid(value, name)
         elif name == 'limit':
             value = schema.integer(name, value)
         elif name == 'fields':
@@ -183,7 +183,7 @@ def create_chassis(body):
 @dispatch.wsme_arguments()
 def show_chassis(chassis):
     args = _arguments(('fields',))
-    uuid = schema.check_uuid('chassis_uuid', _ident(chassis))
+    uuid = utils.check_uuid(_ident(chassis), 'chassis_uuid')
     schema.check_request(schema.PATH, {'chassis_uuid': uuid})
     schema.check_request(schema.SHOW_QUERY, args)
     access.authorize('baremetal:chassis:get')
@@ -231,7 +231,7 @@ def update_chassis(chassis, body):
 @dispatch.wsme_arguments()
 def delete_chassis(chassis):
     _arguments(())
-    uuid = schema.check_uuid('chassis_uuid', _ident(chassis))
+    uuid = utils.check_uuid(_ident(chassis), 'chassis_uuid')
     schema.check_request(schema.PATH, {'chassis_uuid': uuid})
     access.authorize('baremetal:chassis:delete')
     _fetch(uuid).destroy()

@@ -175,12 +175,6 @@ def check_request(schema, value):
 
 # -- layer 1: Ironic's argument validators -----------------------------------
 
-def check_uuid(name, value):
-    if value is not None and not utils.is_uuid(value):
-        raise utils.BadRequest('Expected UUID for %s: %s' % (name, value))
-    return value
-
-
 def integer(name, value):
     if value is None:
         return None

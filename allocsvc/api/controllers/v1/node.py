@@ -128,13 +128,13 @@ def _collection(chassis, resource, params, fields, project=None):
         filters['project'] = project  # nodes it owns or leases
     sort_key = params.get('sort_key', 'id')
     sort_dir = params.get('sort_dir', 'asc')
-    node_common.check_known_at_version([sort_key])
+    utils.check_gates([sort_key], node_schema.SINCE)
     utils.check_sort(sort_key, sort_dir,
                      objects.Node.SORTABLE - set(node_schema.UNSORTABLE),
                      node_schema.UNSORTABLE)
     marker = params.get('marker')
     if marker is not None:
-        node_schema.check_uuid('marker', marker)
+        utils.check_uuid(marker, 'marker')
     limit = utils.parse_limit(params.get('limit'))
     found = node_conductor.list_nodes(filters, limit, marker, sort_key,
                                       sort_dir)
@@ -158,7 +158,7 @@ def _filters(params):
             raise utils.NotAcceptable('Request not acceptable.')
         filters[name] = parse(name, value) if parse else value
     if 'instance_uuid' in filters:
-        node_schema.check_uuid('instance_uuid', filters['instance_uuid'])
+        utils.check_uuid(filters['instance_uuid'], 'instance_uuid')
     if 'chassis_uuid' in filters:
         # A chassis that does not exist is a 404, as in Ironic.
         filters['chassis_id'] = node_common.chassis_for_filter(
@@ -206,7 +206,7 @@ def validate_by_query():
     utils.check_arguments(params, ('node', 'node_uuid'))
     ident = params.get('node_uuid') or params.get('node')
     if params.get('node_uuid') is not None:
-        node_schema.check_uuid('node_uuid', params['node_uuid'])
+        utils.check_uuid(params['node_uuid'], 'node_uuid')
     if ident is None:
         raise utils.BadRequest('Missing argument: "node"')
     node_paths.check_ident(ident)

@@ -62,7 +62,7 @@ def authorized_node(ident, action, with_suffix=False):
 def chassis_for_filter(uuid):
     """The chassis a node list is limited to: 400 for a value that is
     not a UUID, 404 if there is no such chassis (Ironic's answers)."""
-    node_schema.check_uuid('chassis_uuid', uuid)
+    utils.check_uuid(uuid, 'chassis_uuid')
     return objects.Chassis.get_by_uuid(utils.context(), uuid)
 
 
@@ -128,29 +128,11 @@ def render(node, fields=None):
 
 def parse_fields(text, one=False):
     """The ``fields`` query parameter: None if absent; 406 before 1.8 and
-    for a field newer than the request's version; 400 for an unknown
-    field (``one``: of a single node, in Ironic's words for it)."""
-    if text is None:
-        return None
-    if not utils.allowed((1, 8)):
-        raise utils.NotAcceptable('Request not acceptable.')
-    names = [name.strip() for name in text.split(',') if name.strip()]
-    check_known_at_version(names)
-    if one:
-        for name in names:
-            if name not in node_schema.SINCE:
-                raise utils.BadRequest('Field %s is not a valid field.'
-                                       % name)
-    return utils.parse_fields(text, node_schema.SINCE)
-
-
-def check_known_at_version(names):
-    """406 for a node field that does not exist yet at the request's
-    version (unknown names are left to the caller)."""
-    for name in names:
-        since = node_schema.SINCE.get(name)
-        if since is not None and not utils.allowed(since):
-            raise utils.NotAcceptable('Request not acceptable.')
+    for a field newer than the request's version, before the 400 for an
+    unknown field (``one``: of a single node, in Ironic's words for it)."""
+    return utils.parse_fields(
+        text, node_schema.SINCE, gates=node_schema.SINCE, gates_first=True,
+        unknown='Field %s is not a valid field.' if one else None)
 
 
 def query(schema_checked=()):

@@ -207,12 +207,6 @@ _UUIDS = utils.format_validator('uuid', 'uuid', 'instance_uuid',
                                 'chassis_uuid')
 
 
-def check_uuid(name, value):
-    if value is not None and not utils.is_uuid(value):
-        raise utils.BadRequest('Expected UUID for %s: %s' % (name, value))
-    return value
-
-
 _boolean = utils.strict_bool
 
 

@@ -68,7 +68,7 @@ def _vif_info(body):
         raise utils.BadRequest('Cannot specify both port_uuid and '
                                'portgroup_uuid')
     for key in wanted:
-        node_schema.check_uuid(key, body[key])
+        utils.check_uuid(body[key], key)
         info[key] = body[key]
     return info
 

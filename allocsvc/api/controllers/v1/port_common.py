@@ -203,8 +203,7 @@ def list_collection(kind, resource, detail_path=False, node_ident=None,
                      kind.unsortable)
     limit = utils.parse_limit(params.get('limit'))
     marker = params.get('marker')
-    if marker is not None and not utils.is_uuid(marker):
-        raise utils.BadRequest('Expected a UUID but received %s.' % marker)
+    utils.check_uuid(marker)
     filters = _filters(kind, params, node_ident, portgroup_ident)
     if project is not None:
         filters['project'] = project
@@ -254,7 +253,7 @@ def _filters(kind, params, node_ident, portgroup_ident):
         raise utils.BadRequest('Filtering by node, address, or shard '
                                'simultaneously is not supported.')
     if params.get('node_uuid') is not None:
-        schema.check_uuid(params['node_uuid'])
+        utils.check_uuid(params['node_uuid'])
     if node_ident:
         filters['node_id'] = _node_for_filter(node_ident).id
     if portgroup_ident:

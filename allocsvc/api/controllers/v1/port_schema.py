@@ -190,12 +190,6 @@ def normalize_mac(address):
     return address.lower()
 
 
-def check_uuid(value):
-    if not isinstance(value, str) or not utils.is_uuid(value):
-        raise utils.BadRequest('Expected a UUID but received %s.' % value)
-    return value
-
-
 def check_name(value):
     if not utils.is_valid_logical_name(value):
         raise utils.BadRequest('Expected a logical name but received %s.'

@@ -140,6 +140,19 @@ def check_formats(validator, document, message):
                                     'value': error.instance})
 
 
+def check_uuid(value, name=None):
+    """``value`` (None stays None) if it is a UUID of the ``uuid``
+    format; 400 otherwise, in Ironic's words: "Expected UUID for
+    <name>: <value>" for a named argument, "Expected a UUID but
+    received <value>." for the others."""
+    if value is None or (isinstance(value, str) and
+                         FORMATS.conforms(value, 'uuid')):
+        return value
+    if name is None:
+        raise BadRequest('Expected a UUID but received %s.' % value)
+    raise BadRequest('Expected UUID for %s: %s' % (name, value))
+
+
 def check_ident(ident):
     """``ident`` must be a UUID or a logical name: 400 otherwise, with
     Ironic's message."""
@@ -157,24 +170,38 @@ def strip_json_suffix(ident):
     return ident
 
 
-def parse_fields(fields, allowed_fields, gates=None):
+def parse_fields(fields, allowed_fields, gates=None, gates_first=False,
+                 unknown=None):
     """The list of field names in ``fields`` (a comma-separated string, or
-    None for all); 400 naming any that ``allowed_fields`` lacks. With
-    ``gates`` (field -> first version it may be named at), Ironic's 406
-    before 1.8 (no ``fields`` yet) and for a field newer than the
-    request."""
+    None for all); 400 naming any that ``allowed_fields`` lacks (in
+    ``unknown``'s words for the first of them, if given). With ``gates``
+    (field -> first version it may be named at), Ironic's 406 before 1.8
+    (no ``fields`` yet) and for a field newer than the request: after the
+    check for unknown fields, or before it with ``gates_first`` (as
+    Ironic's nodes answer)."""
     if fields is None:
         return None
     if gates is not None and not allowed((1, 8)):
         raise NotAcceptable('Request not acceptable.')
     names = [name.strip() for name in fields.split(',') if name.strip()]
+    if gates_first:
+        check_gates(names, gates)
     bad = [name for name in names if name not in allowed_fields]
+    if bad and unknown is not None:
+        raise BadRequest(unknown % bad[0])
     if bad:
         raise BadRequest('Field(s) "%s" are not valid' % ', '.join(bad))
-    if gates is not None and not all(allowed(gates[name])
-                                     for name in names):
-        raise NotAcceptable('Request not acceptable.')
+    if gates is not None:
+        check_gates(names, gates)
     return names
+
+
+def check_gates(names, gates):
+    """406 for a name of ``gates`` newer than the request's version."""
+    for name in names:
+        since = gates.get(name)
+        if since is not None and not allowed(since):
+            raise NotAcceptable('Request not acceptable.')
 
 
 def select_fields(document, names):
