@@ -4,7 +4,7 @@ Serves the API on ``[api] host_ip``:``port`` (``/v1``, ``/placement``,
 and the service root) and the Placement API at the root of ``[api]
 placement_port``, and runs a conductor in the same process, on threads.
 Without a ``[DEFAULT] transport_url`` the API and the conductor talk
-over oslo.messaging's in-process ``fake://`` transport; with one, over
+over allocsvc's in-process ``inproc://`` transport; with one, over
 that broker (so more conductors may join). An embedded SQLite database
 is created or upgraded on start; other databases are upgraded with
 ``allocsvc-dbsync``.
@@ -46,7 +46,7 @@ def _run(conf):
                   '"allocsvc-dbsync --config-file ... upgrade" first.')
         return 1
     sync.prepare_database(conf)
-    url = None if rpc.transport_configured(conf) else rpc.FAKE_URL
+    url = None if rpc.transport_configured(conf) else rpc.LOCAL_URL
     transport = rpc.get_transport(conf, url=url)
     conductor = conductor_service.ConductorService(conf, transport=transport)
     conductor.start()

@@ -36,7 +36,8 @@ TOPIC = 'allocsvc.conductor_manager'
 # Modules whose exceptions oslo.messaging may rebuild on the client side.
 ALLOWED_EXMODS = [__name__]
 
-FAKE_URL = 'fake://'
+# The transport inside one process (allocsvc.common.inproc).
+LOCAL_URL = 'inproc://'
 
 
 def transport_configured(conf):
@@ -49,7 +50,7 @@ def transport_configured(conf):
 
 def get_transport(conf, url=None):
     """The RPC transport of ``conf`` (``url`` overrides its
-    ``transport_url``; ``FAKE_URL`` is the in-process one)."""
+    ``transport_url``; ``LOCAL_URL`` is the in-process one)."""
     return messaging.get_rpc_transport(conf, url=url,
                                        allowed_remote_exmods=ALLOWED_EXMODS)
 

@@ -1,5 +1,5 @@
 """In-process conductors for tests: real ConductorService instances on
-oslo.messaging's ``fake://`` transport (an exchange of their own per
+allocsvc's ``inproc://`` transport (an exchange of their own per
 test), on the database of the ``database`` fixture.
 
 The periodic tasks are off by default (tests call ``heartbeat`` and
@@ -9,11 +9,9 @@ test plays the API: it writes allocations the way the API does
 ``rpcapi.ConductorAPI``.
 """
 
-import time
 import uuid
 
 from futurist import _thread as futurist_thread
-from oslo_messaging._drivers import impl_fake
 
 from allocsvc import objects
 from allocsvc.common import context as ctx
@@ -34,21 +32,6 @@ from tests.helpers import waiting
 futurist_thread.ThreadWorker.MAX_IDLE_FOR = 0.02
 
 
-class _QuickPolling:
-    """The clock of oslo.messaging's fake driver in tests. Its listeners
-    look for messages every 50 ms, so that every RPC call of a test
-    waited 25 ms on average for nothing; here they look every 2 ms."""
-
-    time = staticmethod(time.time)
-
-    @staticmethod
-    def sleep(seconds):
-        time.sleep(min(seconds, 0.002))
-
-
-impl_fake.time = _QuickPolling
-
-
 def make_conf(**conductor):
     conf = conftest.make_conf()
     conf.set_override('control_exchange', 'test_%s' % uuid.uuid4().hex)
@@ -66,7 +49,7 @@ class Harness:
     def __init__(self, conf=None):
         objects.register_all()
         self.conf = conf or make_conf()
-        self.transport = rpc.get_transport(self.conf, url=rpc.FAKE_URL)
+        self.transport = rpc.get_transport(self.conf, url=rpc.LOCAL_URL)
         self.rpcapi = rpcapi.ConductorAPI(self.conf, self.transport)
         self.context = ctx.get_admin_context()
         self.services = []
@@ -147,7 +130,7 @@ _API = {}
 
 def api_conductor():
     """The conductor the bare-metal API tests' applications talk to: one
-    in-process ConductorService on ``fake://`` for the whole run, started
+    in-process ConductorService on ``inproc://`` for the whole run, started
     on first use and registered again on the database of the current
     test (the ``database`` fixture's clean removes its row). Returns
     ``(service, client)``, ``client`` an ``rpcapi.ConductorAPI`` to give
