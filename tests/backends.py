@@ -91,6 +91,8 @@ class Database:
         self.manager.configure(connection=self.url, sqlite_fk=True,
                                max_pool_size=10, max_overflow=20)
         self._reset = None
+        self.cleanings = 0
+        self._kept = {}
         self.engine = self.manager.writer.get_engine()
         migration.upgrade(engine=self.engine)
 
@@ -104,8 +106,19 @@ class Database:
             self._reset()
             self._reset = None
 
+    def kept(self, key, build):
+        """What ``build()`` returned when it last filled this database,
+        built again (on a clean database) only if the database has been
+        cleaned since: tests that only read can share one build."""
+        entry = self._kept.get(key)
+        if entry is None or entry[0] != self.cleanings:
+            self.clean()
+            entry = self._kept[key] = (self.cleanings, build())
+        return entry[1]
+
     def clean(self):
         """Remove everything but the standard classes and traits."""
+        self.cleanings += 1
         with self.engine.begin() as conn:
             conn.execute(models.resource_providers.update().values(
                 root_provider_id=None, parent_provider_id=None))

@@ -16,11 +16,14 @@ import uuid as uuidlib
 
 import pytest
 
+from allocsvc.api import app as api_app
 from allocsvc.common import context as ctx_mod
 from allocsvc.common import exception
 from allocsvc.placement import candidates
 from allocsvc.placement.candidates import request as request_mod
 from allocsvc.placement.candidates import sampling
+from tests import backends
+from tests import conftest
 from tests.client import ok as _ok
 from tests.client import placement_request as _call
 
@@ -97,11 +100,7 @@ def _sampled(query, limit, among=None, declined=False):
     return found
 
 
-@pytest.fixture
-def flat(app):
-    """Twenty flat providers of one unit: six claimed, two reserved,
-    half with a trait, a third in an aggregate; and two of another
-    class."""
+def _flat(app):
     made = {}
     for i in range(20):
         uuid = _provider(app, 'node-%d' % i, reserved=int(i in (6, 7)),
@@ -113,6 +112,17 @@ def flat(app):
     for i in range(2):
         _provider(app, 'other-%d' % i, rc='CUSTOM_BM_SILVER')
     return made
+
+
+@pytest.fixture(params=backends.BACKENDS)
+def flat(request):
+    """Twenty flat providers of one unit: six claimed, two reserved,
+    half with a trait, a third in an aggregate; and two of another
+    class. The tests that use them only read, so they share one build
+    per database (``Database.kept``) until another test cleans it."""
+    db = conftest.get_database(request.param)
+    return db.kept('sampling-flat', lambda: _flat(
+        api_app.placement_app(conftest.make_conf())))
 
 
 QUERIES = ('resources=%s:1' % RC,
