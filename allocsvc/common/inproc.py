@@ -28,30 +28,47 @@ class _Exchange(impl_fake.FakeExchange):
     def __init__(self, name):
         super().__init__(name)
         self.arrived = threading.Condition(self._queues_lock)
+        self.retired = False
 
     def deliver_message(self, *args, **kwargs):
         with self.arrived:
             super().deliver_message(*args, **kwargs)
             self.arrived.notify_all()
 
-    def wake(self):
+    def wake(self, retire=False):
         with self.arrived:
+            self.retired = self.retired or retire
             self.arrived.notify_all()
 
 
-class _ExchangeManager(impl_fake.FakeExchangeManager):
-    # Exchanges of this driver only (the fake driver's are class-wide).
-    _exchanges_lock = threading.Lock()
-    _exchanges = {}
+# The exchanges of every inproc transport of the process, by name: two
+# transports of one process reach each other, as over a broker.
+_EXCHANGES = {}
+_EXCHANGES_LOCK = threading.Lock()
+
+
+class _ExchangeManager:
+
+    def __init__(self, default_exchange):
+        self._default_exchange = default_exchange
 
     def get_exchange(self, name):
         if name is None:
             name = self._default_exchange
-        with self._exchanges_lock:
-            exchange = self._exchanges.get(name)
+        with _EXCHANGES_LOCK:
+            exchange = _EXCHANGES.get(name)
             if exchange is None:
-                exchange = self._exchanges[name] = _Exchange(name)
+                exchange = _EXCHANGES[name] = _Exchange(name)
             return exchange
+
+    def cleanup(self):
+        """Drop the transport's own exchange (not every exchange of the
+        process, as the fake driver's cleanup does); its listeners move
+        to the next one of that name."""
+        with _EXCHANGES_LOCK:
+            exchange = _EXCHANGES.pop(self._default_exchange, None)
+        if exchange is not None:
+            exchange.wake(retire=True)
 
 
 class _Listener(impl_fake.FakeListener):
@@ -65,18 +82,19 @@ class _Listener(impl_fake.FakeListener):
     @base.batch_poll_helper
     def poll(self, timeout=None):
         deadline = None if timeout is None else time.monotonic() + timeout
-        exchange = self._exchange()
-        with exchange.arrived:
-            while not self._stopped.is_set():
-                for target in self._targets:
-                    ctxt, message, reply_q, requeue = exchange.poll(
-                        target, self._pool)
-                    if message is not None:
-                        return impl_fake.FakeIncomingMessage(
-                            ctxt, message, reply_q, requeue)
-                if deadline is None:
-                    exchange.arrived.wait()
-                else:
+        while not self._stopped.is_set():
+            exchange = self._exchange()
+            with exchange.arrived:
+                while not (self._stopped.is_set() or exchange.retired):
+                    for target in self._targets:
+                        ctxt, message, reply_q, requeue = exchange.poll(
+                            target, self._pool)
+                        if message is not None:
+                            return impl_fake.FakeIncomingMessage(
+                                ctxt, message, reply_q, requeue)
+                    if deadline is None:
+                        exchange.arrived.wait()
+                        continue
                     left = deadline - time.monotonic()
                     if left <= 0:
                         return None

@@ -120,3 +120,25 @@ def test_stop_wakes_a_listener_with_nothing_to_do(transport):
     listener.stop()
     thread.join(5)
     assert not thread.is_alive() and polled == [[]]
+
+
+def test_cleaning_up_a_transport_leaves_the_others_working(transport):
+    # The fake driver's cleanup empties every exchange of the process:
+    # a listener of another transport then waits on an exchange nobody
+    # delivers to any more.
+    server = _server(transport, 'a', Endpoint())
+    try:
+        client = messaging.get_rpc_client(
+            transport, messaging.Target(topic='t', server='a'), timeout=10)
+        assert client.call({}, 'echo', value=1) == 1
+        conf = config.prepare([], default_config_files=[])
+        conf.set_override('control_exchange', 'other_%s' % uuid.uuid4().hex)
+        other = rpc.get_transport(conf, url=rpc.LOCAL_URL)
+        _stop(_server(other, 'b', Endpoint()))
+        other.cleanup()
+        assert client.call({}, 'echo', value=2) == 2
+        # Its own exchange cleaned up, a listener moves to the next one.
+        transport._driver._exchange_manager.cleanup()
+        assert client.call({}, 'echo', value=3) == 3
+    finally:
+        _stop(server)
