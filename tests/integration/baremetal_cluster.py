@@ -146,6 +146,18 @@ class Cluster(processes.ProcessGroup):
             self.stop()
             raise
 
+    def stop(self, timeout=30):
+        """The end of a test: conductor processes are killed, not asked
+        to stop. Their graceful stop (two seconds, a second each for the
+        broker's consumer and the executor's idle threads) is
+        test_shutdown's to check, and nothing here reads what it leaves.
+        The API stops gracefully: its workers hold database connections
+        that dropping the database would wait for."""
+        for name, proc in self.procs.items():
+            if name.startswith('conductor-') and proc.poll() is None:
+                proc.kill()
+        super().stop(timeout)
+
     def _start_embedded(self):
         self.port = net.free_port()
         conf = self.workdir / 'allocsvc.conf'
