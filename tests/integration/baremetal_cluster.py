@@ -179,7 +179,7 @@ class Cluster(processes.ProcessGroup):
         # shorter timeout would declare live conductors dead.
         common = ('[DEFAULT]\ntransport_url = %s\ncontrol_exchange = '
                   '%s\n[database]\nconnection = %s\n'
-                  'max_pool_size = 10\nmax_overflow = 10\n'
+                  'max_pool_size = 5\nmax_overflow = 5\n'
                   '[conductor]\nheartbeat_interval = 1\n'
                   'heartbeat_timeout = 10\ncheck_allocations_interval = 1\n'
                   'coordination_backend_url = %s\n'
