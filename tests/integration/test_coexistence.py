@@ -4,7 +4,7 @@ same nodes, as deployed.
 Scenarios:
 
 * allocsvc-api (gunicorn) + three allocsvc-conductor processes over
-  RabbitMQ, tooz over Redis, on MariaDB and on PostgreSQL: 100
+  RabbitMQ, tooz over Redis, on MariaDB and on PostgreSQL: 50
   available, powered-off nodes of one resource class enrolled over /v1;
   then, at once, 25 client threads create bare-metal allocations over
   /v1 (each waits for its allocation, until told that no node is left)
@@ -18,7 +18,7 @@ Scenarios:
     ended in error but for lack of nodes;
   - no node is held twice: the nodes bound to active bare-metal
     allocations and the providers holding a nova consumer are disjoint,
-    and together they are all 100 nodes; every claim nova was granted
+    and together they are all 50 nodes; every claim nova was granted
     is still there, on its provider, of type INSTANCE;
   - every node's provider says what the node says: under the placement
     back end a node bound to an allocation is held by that allocation
@@ -56,10 +56,12 @@ from tests import backends
 from tests.integration import baremetal_cluster as cluster_mod
 from tests.integration import racing
 
-# Slow: a race of bare-metal and Nova clients for 100 nodes, as deployed.
+# Slow: a race of bare-metal and Nova clients for 50 nodes, as deployed.
+# As many clients as nodes: every node is fought over from the first
+# round on; more nodes would only add rounds of the same race.
 pytestmark = pytest.mark.slow
 
-NODES = 100
+NODES = 50
 BAREMETAL_CLIENTS = 25
 NOVA_CLIENTS = 25
 RC = 'coexist'
@@ -286,8 +288,8 @@ def _binders(conn):
 @pytest.fixture
 def database(db_url):
     """A connection to the race's database, opened before the cluster
-    starts: by the end of a race the clusters' connection pools may hold
-    every connection PostgreSQL allows (100)."""
+    starts: by the end of a race the connection pools of the clusters
+    running at that time may hold most of what PostgreSQL allows."""
     engine = sa.create_engine(db_url)
     conn = engine.connect()
     yield conn
