@@ -54,10 +54,15 @@ class ProcessGroup:
         self.procs[name].send_signal(signal.SIGKILL)
         self.procs[name].wait()
 
-    def stop(self, timeout=30):
-        for proc in self.procs.values():
+    def stop(self, timeout=30, kill=()):
+        """SIGTERM each process (SIGKILL those whose names start with one
+        of ``kill``) and wait for it."""
+        for name, proc in self.procs.items():
             if proc.poll() is None:
-                proc.terminate()
+                if name.startswith(tuple(kill)):
+                    proc.kill()
+                else:
+                    proc.terminate()
         for proc in self.procs.values():
             try:
                 proc.wait(timeout)

@@ -153,10 +153,7 @@ class Cluster(processes.ProcessGroup):
         test_shutdown's to check, and nothing here reads what it leaves.
         The API stops gracefully: its workers hold database connections
         that dropping the database would wait for."""
-        for name, proc in self.procs.items():
-            if name.startswith('conductor-') and proc.poll() is None:
-                proc.kill()
-        super().stop(timeout)
+        super().stop(timeout, kill=['conductor-'])
 
     def _start_embedded(self):
         self.port = net.free_port()

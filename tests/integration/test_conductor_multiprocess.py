@@ -112,6 +112,11 @@ class Conductors(processes.ProcessGroup):
             % (host, RABBIT, self.exchange, db_url, HEARTBEAT_TIMEOUT, REDIS,
                self.backend))
 
+    def stop(self, timeout=30):
+        """The end of a test: the conductors are killed, not asked to
+        stop (see ``baremetal_cluster.Cluster.stop``)."""
+        super().stop(timeout, kill=self.hosts)
+
     def client_conf(self):
         conf = conftest.make_conf()
         conf.set_override('transport_url', RABBIT)
