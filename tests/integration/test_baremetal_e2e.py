@@ -1,7 +1,8 @@
 """Bare-metal allocation end to end on the embedded default, as deployed:
 allocsvc-all on SQLite, in-process RPC, with 50 concurrent clients
-creating allocations over HTTP for 100 nodes until they are told no node
-is left. No 5xx, no error other than running out of nodes, nothing
+creating allocations over HTTP for 50 nodes (one each: every node is
+fought over from the first round on) until they are told no node is
+left. No 5xx, no error other than running out of nodes, nothing
 stuck, every node in exactly one allocation; SQLite's writers queue
 ("database is locked" never shows). Each allocation back end (database
 and placement).
@@ -19,10 +20,10 @@ import pytest
 
 from tests.integration import baremetal_cluster as cluster_mod
 
-# Slow: races of 50 clients for 100 nodes.
+# Slow: races of 50 clients for 50 nodes.
 pytestmark = pytest.mark.slow
 
-NODES = 100
+NODES = 50
 CLIENTS = 50
 RC = 'baremetal-e2e'
 
