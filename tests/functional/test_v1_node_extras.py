@@ -157,9 +157,13 @@ def test_noop_network_keeps_no_vifs(database):
     assert resp.status_int == 400
 
 
-def test_concurrent_attachments_share_out_the_free_ports(node):
+def test_concurrent_attachments_share_out_the_free_ports(
+        node, lock_patience):
     """Four VIFs race for two free ports: the node's lock lets exactly
-    two in, each on its own port."""
+    two in, each on its own port. The conductor waits up to 20 s for
+    the lock (the default second can run out on a loaded machine, a
+    409 NodeLocked, which is not what this test is about)."""
+    lock_patience(100, 0.2)
     ports = [_port(node, '52:54:00:00:03:0%d' % i) for i in range(2)]
     start = threading.Barrier(4)
     statuses = []
