@@ -157,13 +157,9 @@ def test_noop_network_keeps_no_vifs(database):
     assert resp.status_int == 400
 
 
-def test_concurrent_attachments_share_out_the_free_ports(
-        node, lock_patience):
+def test_concurrent_attachments_share_out_the_free_ports(node):
     """Four VIFs race for two free ports: the node's lock lets exactly
-    two in, each on its own port. The conductor waits up to 20 s for
-    the lock (the default second can run out on a loaded machine, a
-    409 NodeLocked, which is not what this test is about)."""
-    lock_patience(100, 0.2)
+    two in, each on its own port."""
     ports = [_port(node, '52:54:00:00:03:0%d' % i) for i in range(2)]
     start = threading.Barrier(4)
     statuses = []
