@@ -162,12 +162,13 @@ def test_concurrent_attachments_share_out_the_free_ports(node):
     two in, each on its own port."""
     ports = [_port(node, '52:54:00:00:03:0%d' % i) for i in range(2)]
     start = threading.Barrier(4)
-    statuses = []
+    statuses, answers = [], []
 
     def attach(vif):
         start.wait()
-        statuses.append(call('POST', '/v1/nodes/n/vifs',
-                             {'id': vif}).status_int)
+        resp = call('POST', '/v1/nodes/n/vifs', {'id': vif})
+        statuses.append(resp.status_int)
+        answers.append((resp.status_int, resp.text))
 
     threads = [threading.Thread(target=attach, args=(vif,))
                for vif in VIFS[:4]]
@@ -175,7 +176,7 @@ def test_concurrent_attachments_share_out_the_free_ports(node):
         thread.start()
     for thread in threads:
         thread.join()
-    assert sorted(statuses) == [204, 204, 400, 400], statuses
+    assert sorted(statuses) == [204, 204, 400, 400], answers
     taken = [_vif_of('/v1/ports/' + port['uuid']) for port in ports]
     assert None not in taken and len(set(taken)) == 2
 
