@@ -339,6 +339,60 @@ def test_lock_cas_and_context_manager(context):
         node_locks.reserve(context, node.id + 1000, 'host-a')
 
 
+class _Row:
+    def __init__(self, uuid, reservation):
+        self.uuid, self.reservation = uuid, reservation
+
+
+def _released_after_the_update(monkeypatch, times=1):
+    """Make the holder give its lock back right after the next ``times``
+    UPDATEs of ``reserve`` missed it, before they read who holds it (in
+    the caller's own session: the release another transaction commits
+    between the two statements)."""
+    read = node_locks._holder
+
+    def holder(context, ident, column='id'):
+        if times_left[0]:
+            times_left[0] -= 1
+            context.session.execute(
+                models.nodes.update().where(models.nodes.c[column] == ident)
+                .values(reservation=None))
+        return read(context, ident, column)
+    times_left = [times]
+    monkeypatch.setattr(node_locks, '_holder', holder)
+
+
+def test_a_lock_freed_between_update_and_read_is_taken(context, monkeypatch):
+    # Seen on PostgreSQL: the UPDATE finds the node locked, its holder
+    # commits the release, the read finds no holder. That is no reason
+    # to say the node was taken (409 NodeNotAvailable).
+    node = make_node(context, 'n')
+    node_locks.reserve(context, node.id, 'host-a')
+    _released_after_the_update(monkeypatch)
+    locked = node_locks.reserve(context, node.id, 'host-b')
+    assert locked.reservation == 'host-b'
+    # Taken again before each UPDATE, freed before each read: busy, not
+    # gone.
+    monkeypatch.setattr(node_locks, '_holder',
+                        lambda *args, **kwargs: _Row(node.uuid, None))
+    with pytest.raises(exception.NodeLocked):
+        node_locks.reserve(context, node.id, 'host-c')
+
+
+def test_a_free_node_the_allocation_update_misses_is_not_available(
+        context, monkeypatch):
+    node = make_node(context, 'n', maintenance=True)
+    node_locks.reserve(context, node.id, 'host-a')
+    _released_after_the_update(monkeypatch)
+    with pytest.raises(exception.NodeNotAvailable):
+        node_locks.reserve(context, node.id, 'host-b', only_free=True)
+    node = make_node(context, 'm')
+    node_locks.reserve(context, node.id, 'host-a')
+    _released_after_the_update(monkeypatch)
+    assert node_locks.reserve(context, node.id, 'host-b',
+                              only_free=True).reservation == 'host-b'
+
+
 def test_release_api_locks(context):
     """The locks of API processes (of the previous release) go; those of
     conductors, even one named like ``api...``, stay."""

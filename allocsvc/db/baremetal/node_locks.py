@@ -35,6 +35,10 @@ _NODE = models.nodes
 # until the conductors made every change of a node.
 API_HOLDER_PREFIX = 'api@'
 
+# How many times ``reserve_in_transaction`` tries a lock it finds freed
+# between taking and reading it.
+_RESERVE_ATTEMPTS = 3
+
 
 # Taking and giving back a lock are the conductors' most frequent
 # statements: each is built once, with bound parameters.
@@ -96,15 +100,27 @@ def reserve_in_transaction(context, ident, host, only_free=False,
     AND reservation IS NULL
     [AND provision_state = 'available' AND NOT maintenance
      AND instance_uuid IS NULL AND allocation_id IS NULL]
+
+    The holder may give the lock back between the UPDATE that found it
+    held and the read of who holds it: the read then finds no holder.
+    That is a lock taken and freed, not a node taken, so the UPDATE is
+    tried again (``_RESERVE_ATTEMPTS`` times in all, twice with
+    ``only_free``); with ``only_free``, a node the UPDATE still does not
+    match although nobody holds it is no longer free: NodeNotAvailable.
     """
-    result = context.session.execute(
-        _reserve_statement(only_free, column),
-        {'reservation': host, 'where_ident': ident})
-    if result.rowcount != 1:
+    for _attempt in range(2 if only_free else _RESERVE_ATTEMPTS):
+        result = context.session.execute(
+            _reserve_statement(only_free, column),
+            {'reservation': host, 'where_ident': ident})
+        if result.rowcount == 1:
+            return
         row = _holder(context, ident, column)
-        if row.reservation is None:
-            raise exception.NodeNotAvailable(row.uuid, 'it was taken')
-        raise exception.NodeLocked(row.uuid, row.reservation)
+        if row.reservation is not None:
+            raise exception.NodeLocked(row.uuid, row.reservation)
+    if only_free:
+        raise exception.NodeNotAvailable(row.uuid, 'it was taken')
+    # Locked, then free again, at every look: busy all the same.
+    raise exception.NodeLocked(row.uuid, 'another holder')
 
 
 @db_api.writer
