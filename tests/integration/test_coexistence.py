@@ -59,7 +59,9 @@ from tests.integration import racing
 # Slow: a race of bare-metal and Nova clients for 50 nodes, as deployed.
 # As many clients as nodes: every node is fought over from the first
 # round on; more nodes would only add rounds of the same race.
-pytestmark = pytest.mark.slow
+# One race at a time (one worker): a race's processes pool up to 50
+# PostgreSQL connections, and the server allows 100.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(__name__)]
 
 NODES = 50
 BAREMETAL_CLIENTS = 25

@@ -49,7 +49,10 @@ from tests.helpers import processes
 from tests.helpers import waiting
 
 # Slow: races of 50 clients for 100 nodes.
-pytestmark = pytest.mark.slow
+# One race at a time (one worker): its conductors pool up to 30
+# PostgreSQL connections, a coexistence race up to 50, and the server
+# allows 100.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(__name__)]
 
 RABBIT = 'rabbit://guest:guest@127.0.0.1:5672/'
 REDIS = 'redis://127.0.0.1:6379'
