@@ -54,6 +54,16 @@ def _listener(transport):
         messaging.Target(topic='t', exchange=exchange)])
 
 
+def _polling(listener):
+    """A thread polling ``listener`` (for 30 s at most), and the list
+    its batch goes to."""
+    polled = []
+    thread = threading.Thread(target=lambda: polled.append(
+        listener.poll(timeout=30)))
+    thread.start()
+    return thread, polled
+
+
 def _stop(server):
     server.stop()
     server.wait()
@@ -94,11 +104,7 @@ def test_an_idle_listener_sleeps_until_its_message_comes(transport,
         looks.append(target)
         return look(self, target, pool)
     monkeypatch.setattr(inproc._Exchange, 'poll', counted)
-    listener = _listener(transport)
-    polled = []
-    thread = threading.Thread(target=lambda: polled.append(
-        listener.poll(timeout=30)))
-    thread.start()
+    thread, polled = _polling(_listener(transport))
     time.sleep(0.3)
     before = len(looks)
     transport._send(messaging.Target(topic='t', server='idle'), {},
@@ -112,10 +118,7 @@ def test_an_idle_listener_sleeps_until_its_message_comes(transport,
 
 def test_stop_wakes_a_listener_with_nothing_to_do(transport):
     listener = _listener(transport)
-    polled = []
-    thread = threading.Thread(target=lambda: polled.append(
-        listener.poll(timeout=30)))
-    thread.start()
+    thread, polled = _polling(listener)
     time.sleep(0.05)
     listener.stop()
     thread.join(5)
