@@ -131,6 +131,19 @@ def conductor_section(backend):
     return '[conductor]\nallocation_backend = %s\n' % backend
 
 
+def _ready_or_stopped(url, procs, conductors, db):
+    """``wait_ready``; if the service never gets there, its processes are
+    stopped and its database dropped before the error goes on (left
+    running, a run's conductors would consume the next run's messages)."""
+    try:
+        wait_ready(url, procs, conductors)
+    except BaseException:
+        for proc in procs:
+            proc.stop()
+        db.drop()
+        raise
+
+
 def start_embedded(workdir, args):
     db = servers.Database('sqlite', workdir, 'baremetal')
     port = servers.free_port()
@@ -141,7 +154,7 @@ def start_embedded(workdir, args):
     proc = Process('allocsvc-all', [_bin('allocsvc-all'), '--config-file',
                                     str(conf)], workdir)
     url = 'http://127.0.0.1:%d' % port
-    wait_ready(url, [proc], 1)
+    _ready_or_stopped(url, [proc], 1, db)
     return url, [proc], db
 
 
@@ -161,7 +174,8 @@ def start_distributed(workdir, args):
     for i in range(args.conductors):
         conf = workdir / ('conductor-%d.conf' % i)
         conf.write_text(common.replace(
-            '[DEFAULT]\n', '[DEFAULT]\nhost = bench-conductor-%d\n' % i)
+            '[DEFAULT]\n', '[DEFAULT]\nhost = bench-conductor-%d-%s\n'
+            % (i, exchange[len('bench_'):]))
             + conductor_section(args.backend))
         procs.append(Process('conductor-%d' % i, [
             _bin('allocsvc-conductor'), '--config-file', str(conf)],
@@ -174,7 +188,7 @@ def start_distributed(workdir, args):
         'allocsvc.api.wsgi:init_application()'], workdir,
         env={'ALLOCSVC_CONFIG_FILE': str(api_conf)}))
     url = 'http://127.0.0.1:%d' % port
-    wait_ready(url, procs, args.conductors)
+    _ready_or_stopped(url, procs, args.conductors, db)
     return url, procs, db
 
 
