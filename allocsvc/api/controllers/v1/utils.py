@@ -191,7 +191,7 @@ def parse_fields(fields, allowed_fields, gates=None, gates_first=False,
         raise BadRequest(unknown % bad[0])
     if bad:
         raise BadRequest('Field(s) "%s" are not valid' % ', '.join(bad))
-    if gates is not None:
+    if gates is not None and not gates_first:
         check_gates(names, gates)
     return names
 
