@@ -38,7 +38,7 @@ class Result:
         self.provider_summaries = provider_summaries or {}
 
 
-def _check_names(groups, wide, found):
+def check_names(groups, wide, found):
     """BadRequest for the first unknown resource class, or the unknown
     traits, of a request whose names ``loader.load`` looked up."""
     classes = set()
@@ -54,7 +54,7 @@ def _check_names(groups, wide, found):
         raise query.unknown_traits(unknown)
 
 
-def _resolve(groups, class_ids, tree_roots):
+def resolve(groups, class_ids, tree_roots):
     resolved = []
     for suffix in sorted(groups):
         group = groups[suffix]
@@ -157,8 +157,8 @@ def find(context, groups, wide, limit=None, nested_aware=True,
     if sample or prefix.applies(groups, limit, randomize, among):
         names = loader.load_names(context, min_amounts, trait_names,
                                   in_trees)
-        _check_names(groups, wide, names)
-        resolved = _resolve(groups, names.classes, names.roots)
+        check_names(groups, wide, names)
+        resolved = resolve(groups, names.classes, names.roots)
         if sample:
             found = sampling.sample(context, names, resolved[0], wide,
                                     limit, among)
@@ -178,11 +178,11 @@ def find(context, groups, wide, limit=None, nested_aware=True,
         context, min_amounts, trait_names, in_trees=in_trees,
         any_sharing=any(not g.resources for g in groups.values()),
         member_aggs=_member_aggs(groups.values()))
-    _check_names(groups, wide, snap.names)
+    check_names(groups, wide, snap.names)
     if not snap.inventory:
         return Result()
     class_ids = snap.names.classes
-    resolved = _resolve(groups, class_ids, snap.names.roots)
+    resolved = resolve(groups, class_ids, snap.names.roots)
     loader.load_trees(context, snap)
     names = {rc_id: name for name, rc_id in class_ids.items()}
     finder = search.Search(

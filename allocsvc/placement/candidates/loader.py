@@ -70,6 +70,8 @@ class Snapshot:
     For the summaries: ``read`` {rp id: [(rc id, capacity, used)]}, every
     inventory of the ``requested`` classes (ids) read, room or not;
     ``member_aggs`` the aggregate filter they were read with (None);
+    ``usage`` {(rp id, rc id): used} of the requested classes (``load``
+    only: the explanation reads it);
     ``others`` {rp id: [(class name, capacity, used)]} the inventories of
     the other classes of every provider read, when known without reading
     them (none), else None."""
@@ -87,6 +89,7 @@ class Snapshot:
         self.read = {}
         self.requested = frozenset()
         self.member_aggs = None
+        self.usage = {}
         self._anchors = {}
 
     def fully_read(self, rp_id):
@@ -240,7 +243,8 @@ def load(context, min_amounts, trait_names, in_trees=(), any_sharing=False,
                 for name, rc_id in snap.names.classes.items()}
     snap.requested = frozenset(least_of)
     snap.member_aggs = member_aggs
-    usage = {(row[1], row[2]): row[3] for row in rows if row[0] == 1}
+    usage = snap.usage = {(row[1], row[2]): row[3] for row in rows
+                          if row[0] == 1}
     snap.topology = topology.current(
         context, snap.names.stamp, inventories.stored_ratio(context))
     classes_of, shared_classes = _read_inventories(

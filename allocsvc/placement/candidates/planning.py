@@ -92,6 +92,11 @@ class Planner:
     ``plain_required``: the unsuffixed group's any-of sets of traits;
     ``randomize``: each anchor's choices in random order; ``isolate``:
     group_policy=isolate.
+
+    ``stages``: [(name, anchors)] the anchors ``plan`` kept after each
+    of its checks ('groups': those every slot can be filled at, then
+    'required' and 'group_policy' when they apply), for the
+    explanation.
     """
 
     def __init__(self, snap, groups, class_names, root_required,
@@ -108,6 +113,7 @@ class Planner:
         self._anchor_ok = {}
         self._plain_anchors = {}
         self._granular = {}
+        self.stages = []
 
     def plan(self):
         """[SlotSpec] for every slot, and the anchors that can fill them
@@ -132,12 +138,15 @@ class Planner:
             keys = set(spec.by_anchor)
             anchors = keys if anchors is None else anchors & keys
         anchors = sorted(anchors or ())
+        stages = self.stages = [('groups', anchors)]
         if self.plain_required:
             plain = [spec.by_anchor for spec in plan if not spec.granular]
             anchors = [a for a in anchors if self._may_meet_plain(plain, a)]
+            stages.append(('required', anchors))
         granular = [spec.by_anchor for spec in plan if spec.granular]
         if self.isolate and len(granular) > 1:
             anchors = [a for a in anchors if self._may_isolate(granular, a)]
+            stages.append(('group_policy', anchors))
         return plan, anchors
 
     @staticmethod

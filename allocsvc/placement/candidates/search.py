@@ -85,6 +85,12 @@ class Search:
     ``first_round`` counts the candidates given so far that were the
     first of their anchor in anchor order: while it is below the number
     a caller took, the next anchors might have come before the rest.
+
+    What the explanation reads (``explain``): ``anchors_found``, how
+    many anchors had a candidate in the first round so far (duplicates
+    of a shared candidate included); ``first_round_done`` once every
+    anchor was tried; ``planned`` when the slots were planned (the
+    planner's ``stages`` are then recorded).
     """
 
     def __init__(self, snap, groups, class_names, isolate=False,
@@ -94,6 +100,10 @@ class Search:
         self.snap = snap
         self.only = anchors
         self.first_round = 0
+        self.anchors_found = 0
+        self.first_round_done = False
+        self.planned = False
+        self.root_required_names = frozenset(root_required)
         self.class_names = class_names
         self.uuids = {rp_id: p.uuid for rp_id, p in snap.providers.items()}
         self.groups = groups
@@ -250,8 +260,10 @@ class Search:
             if admits(rp_id):
                 rp_uuid = self.uuids[rp_id]
                 self.first_round += 1
+                self.anchors_found += 1
                 yield Candidate({rp_uuid: {'resources': dict(named)}},
                                 {'': [rp_uuid]})
+        self.first_round_done = True
 
     def _kept(self, anchors):
         """``anchors`` without those outside ``self.only``."""
@@ -267,6 +279,7 @@ class Search:
             yield from self._lone_candidates(group)
             return
         plan, anchors = self.planner.plan()
+        self.planned = True
         anchors = self._kept(anchors)
         if self.randomize:
             random.shuffle(anchors)
@@ -296,9 +309,13 @@ class Search:
                 if candidate is None:
                     continue
                 active.append(gen)
-            if candidate is not None and fresh(candidate):
+            if candidate is None:
+                continue
+            self.anchors_found += 1
+            if fresh(candidate):
                 self.first_round += 1
                 yield candidate
+        self.first_round_done = True
         while active:
             gen = active.popleft()
             candidate = next(gen, None)

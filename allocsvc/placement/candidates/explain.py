@@ -1,0 +1,276 @@
+"""Why an allocation candidates query finds what it finds.
+
+``explain`` answers GET /allocation_candidates/explanation: for a query
+parsed as GET /allocation_candidates parses it, every request group's
+filters in the order the engine applies them, with how many providers
+(and trees) each leaves; then the stages of the combination of the
+groups; the first step that left nothing, in plain words, with a few of
+the providers (or trees) it dropped and the exact reason for each; and
+the number of candidates the query returns.
+
+It is the engine's own search, recorded, not a second one that could
+drift: the groups' steps are the conditions ``planning`` checks, one at
+a time, on the same snapshot; the combination's stages are the
+planner's (``Planner.stages``); the count is the ``Search``'s, which
+stops at the limit as the query does. What it costs is bounded by the
+query: one snapshot of every provider that has one of the requested
+classes, set operations on the copy of the trees, and one search.
+"""
+
+import sqlalchemy as sa
+
+from allocsvc.db import api as db_api
+from allocsvc.db import models
+from allocsvc.placement import candidates as candidates_mod
+from allocsvc.placement.candidates import loader
+from allocsvc.placement.candidates import request as request_mod
+from allocsvc.placement.candidates import search
+from allocsvc.placement.candidates import steps as steps_mod
+
+_RP = models.resource_providers
+Blocked = steps_mod.Blocked
+Step = steps_mod.Step
+EXAMPLES = steps_mod.EXAMPLES
+
+# The planner's checks on the trees every group can be served at.
+_STAGES = {
+    'required': 'has, among the providers serving the unsuffixed group, '
+                'its required traits',
+    'group_policy': 'has a distinct provider for each isolated group',
+}
+
+
+class Explanation:
+    """``groups`` [(suffix, steps.GroupSteps)]; ``combination``
+    [steps.Step];
+    ``combination_blocked`` (steps.Blocked or None); ``candidates`` the number
+    the query returns; ``limit``; ``names`` {rp id: (uuid, name)} of the
+    providers and roots the examples name."""
+
+    def __init__(self):
+        self.groups = []
+        self.combination = []
+        self.combination_blocked = None
+        self.candidates = 0
+        self.limit = None
+        self.names = {}
+
+
+def _combination(expl, finder, limit):
+    """Record the stages of the combination: the trees every group can
+    be served at, the planner's checks on them, and the search; count
+    the candidates up to ``limit``."""
+    steps = expl.combination
+    groups_blocked = any(g.blocked for _s, g in expl.groups)
+    every = None
+    for _suffix, steps_of in expl.groups:
+        every = steps_of.trees if every is None else every & steps_of.trees
+    every = every or set()
+
+    def block(why_of, message, before):
+        if expl.combination_blocked is None and not groups_blocked:
+            dropped = sorted(before)
+            expl.combination_blocked = Blocked(
+                len(steps) - 1, message, len(dropped),
+                [(root, why_of(root)) for root in dropped[:EXAMPLES]])
+
+    steps.append(Step('groups', None, 'can serve every request group',
+                      None, len(every)))
+    if not every and len(expl.groups) > 1:
+        served = set()
+        for _suffix, steps_of in expl.groups:
+            served |= steps_of.trees
+
+        def why_of(root):
+            missing = [s or '(unsuffixed)' for s, g in expl.groups
+                       if root not in g.trees]
+            return 'no provider of its own or sharing with it serves ' \
+                'group %s' % ', '.join(missing)
+        block(why_of, 'no tree can serve every request group', served)
+    found = 0
+    for _candidate in finder.candidates():
+        if limit is None or found < limit:
+            found += 1
+        # The search goes on past the limit until every anchor was
+        # tried once: that is how many trees have a candidate.
+        if finder.first_round_done and limit is not None and found >= limit:
+            break
+    stages = finder.planner.stages if finder.planned else []
+    previous = every
+    for name, anchors in stages[1:]:
+        words = _STAGES[name]
+        steps.append(Step(name, None, words, None, len(anchors)))
+        if not anchors and previous:
+            block(lambda root, words=words: words.replace('has', 'lacks', 1),
+                  'no tree that can serve every group also %s' % words,
+                  previous)
+        previous = anchors
+    checked = set(stages[-1][1]) if stages else every
+    # Without a plan every candidate is one provider alone: no rule
+    # between providers applies.
+    rules = _rule_names(finder.rules) if finder.planned else []
+    steps.append(Step('search', ', '.join(rules) or None,
+                      'has a combination of providers that keeps every '
+                      'rule', None, finder.anchors_found))
+    if not finder.anchors_found and checked:
+        block(lambda root: _diagnose(finder, root),
+              'no tree that passed the checks has a combination of '
+              'providers that keeps %s' % (' and '.join(rules) or
+                                           'every rule'), checked)
+    expl.candidates = found
+
+
+def _rule_names(rules):
+    """The rules the search checks on a combination of providers."""
+    found = []
+    if rules.isolate:
+        found.append('group_policy=isolate')
+    if rules.same_subtrees:
+        found.append('same_subtree')
+    if not rules.nested_aware:
+        found.append('one provider per tree before microversion 1.29')
+    if rules.shared_room:
+        found.append('the room groups asking one class share')
+    if rules.plain_required:
+        found.append("the unsuffixed group's required traits")
+    return found
+
+
+def _diagnose(finder, root):
+    """Which rule the tree ``root`` breaks: the first whose absence
+    lets the search find a candidate there."""
+    rules = finder.rules
+    tries = []
+    if rules.same_subtrees:
+        tries.append(('same_subtree', dict(same_subtrees=())))
+    if rules.isolate:
+        tries.append(('group_policy=isolate', dict(isolate=False)))
+    if not rules.nested_aware:
+        tries.append(('one provider per tree before microversion 1.29',
+                      dict(nested_aware=True)))
+    if rules.plain_required:
+        tries.append(("the unsuffixed group's required traits",
+                      dict(plain=False)))
+    for label, change in tries:
+        if _finds_without(finder, root, **change):
+            return 'no combination of its providers keeps %s' % label
+    return 'no combination of its providers has room for every group ' \
+        'together while keeping the other rules'
+
+
+def _finds_without(finder, root, same_subtrees=None, isolate=None,
+                   nested_aware=None, plain=True):
+    rules = finder.rules
+    groups = finder.groups
+    if not plain:
+        groups = [search.Group(g.suffix, g.resources,
+                               g.required if g.suffix else [],
+                               g.forbidden, g.member_of, g.forbidden_aggs,
+                               g.in_tree) for g in groups]
+    trial = search.Search(
+        finder.snap, groups, finder.class_names,
+        isolate=rules.isolate if isolate is None else isolate,
+        same_subtrees=(rules.same_subtrees if same_subtrees is None
+                       else same_subtrees),
+        root_required=finder.root_required_names,
+        root_forbidden=finder.root_forbidden,
+        nested_aware=(rules.nested_aware if nested_aware is None
+                      else nested_aware),
+        anchors={root})
+    return next(trial.candidates(), None) is not None
+
+
+def _names(context, ids):
+    """{rp id: name} of the providers ``ids``."""
+    if not ids:
+        return {}
+    rows = context.session.execute(
+        sa.select(_RP.c.id, _RP.c.name).where(_RP.c.id.in_(sorted(ids))))
+    return {rp_id: name for rp_id, name in rows}
+
+
+@db_api.reader
+def explain(context, groups, wide, limit=None, nested_aware=True):
+    """The Explanation of the query ``groups``, ``wide`` (as
+    ``request.parse`` gives them) at ``limit``; BadRequest for an
+    unknown resource class or trait, as ``candidates.find``."""
+    min_amounts = {}
+    for group in groups.values():
+        for name, amount in group.resources.items():
+            min_amounts[name] = min(amount, min_amounts.get(name, amount))
+    in_trees = {g.in_tree for g in groups.values() if g.in_tree}
+    snap = loader.load(context, min_amounts,
+                       request_mod.all_trait_names(groups, wide),
+                       in_trees=in_trees, any_sharing=True)
+    candidates_mod.check_names(groups, wide, snap.names)
+    resolved = candidates_mod.resolve(groups, snap.names.classes,
+                                      snap.names.roots)
+    loader.load_trees(context, snap)
+    class_names = {rc_id: name for name, rc_id in
+                   snap.names.classes.items()}
+    fleet = steps_mod.Fleet(snap, class_names)
+    expl = Explanation()
+    expl.limit = limit
+    for group in resolved:
+        expl.groups.append((group.suffix, steps_mod.GroupSteps(
+            fleet, group, wide, groups[group.suffix]).run()))
+    isolate = wide.group_policy == 'isolate'
+    finder = search.Search(
+        snap, resolved, class_names, isolate=isolate,
+        same_subtrees=wide.same_subtrees, root_required=wide.root_required,
+        root_forbidden=wide.root_forbidden, nested_aware=nested_aware)
+    with candidates_mod.gc_paused():
+        _combination(expl, finder, limit)
+    named = set()
+    for _suffix, steps_of in expl.groups:
+        if steps_of.blocked:
+            named.update(rp_id for rp_id, _ in steps_of.blocked.examples)
+    if expl.combination_blocked:
+        named.update(root for root, _ in expl.combination_blocked.examples)
+    names = _names(context, named)
+    expl.names = {rp_id: (fleet.uuid(rp_id), names.get(rp_id))
+                  for rp_id in named}
+    return expl
+
+
+def document(expl):
+    """The JSON document of an Explanation."""
+    def blocked(found, noun):
+        if found is None:
+            return None
+        return {'step': found.index, 'message': found.message,
+                'dropped': found.dropped,
+                'examples': [{noun: expl.names[rp_id][0],
+                              'name': expl.names[rp_id][1],
+                              'reason': reason}
+                             for rp_id, reason in found.examples]}
+
+    groups = []
+    for suffix, steps_of in expl.groups:
+        noun = 'provider'
+        if steps_of.blocked is not None and \
+                steps_of.steps[steps_of.blocked.index].providers is None:
+            noun = 'root_provider'
+        groups.append({
+            'suffix': suffix,
+            'steps': [step.document() for step in steps_of.steps],
+            'trees': len(steps_of.trees),
+            'blocked_by': blocked(steps_of.blocked, noun)})
+    first = None
+    for suffix, steps_of in expl.groups:
+        if steps_of.blocked is not None:
+            first = 'request group %s: %s' % (
+                suffix or '(unsuffixed)', steps_of.blocked.message)
+            break
+    if first is None and expl.combination_blocked is not None:
+        first = expl.combination_blocked.message
+    return {
+        'allocation_candidates': expl.candidates,
+        'limit': expl.limit,
+        'reason': first,
+        'request_groups': groups,
+        'combination': {
+            'steps': [step.document() for step in expl.combination],
+            'blocked_by': blocked(expl.combination_blocked,
+                                  'root_provider')},
+    }
