@@ -130,6 +130,17 @@ _placement_rules = [
     _rule('placement:allocation_candidates:list',
           'List allocation candidates.',
           [('GET', '/allocation_candidates')]),
+    # An allocsvc extension: whoever may list the candidates may ask
+    # why there are none.
+    policy.DocumentedRuleDefault(
+        name='placement:allocation_candidates:explain',
+        check_str='rule:placement:allocation_candidates:list',
+        description='Explain an allocation candidates query: the '
+        'providers each filter leaves and why the first empty step '
+        'emptied it.',
+        operations=[{'path': '/allocation_candidates/explanation',
+                     'method': 'GET'}],
+        scope_types=['project']),
     # Only the compute service moves inventory it reports, as in
     # Placement: not even an administrator reshapes by hand.
     _rule('placement:reshaper:reshape', 'Reshape Inventory and '

@@ -1,4 +1,6 @@
-"""Handler for GET /allocation_candidates (microversion 1.10 on)."""
+"""Handlers for GET /allocation_candidates (microversion 1.10 on) and
+its explanation, GET /allocation_candidates/explanation (an allocsvc
+extension, at the same microversions, taking the same query)."""
 
 import json
 
@@ -6,8 +8,11 @@ import orjson
 
 from allocsvc.api.controllers.placement.schemas import allocation_candidate \
     as schema
+from allocsvc.api.controllers.placement.schemas import \
+    allocation_candidate_explanation as explanation_schema
 from allocsvc.api.controllers.placement import util
 from allocsvc.placement import candidates
+from allocsvc.placement.candidates import explain
 from allocsvc.placement.candidates import request
 from allocsvc.placement import query
 
@@ -101,3 +106,20 @@ def list_allocation_candidates(req):
         # alive, as soon as it starts again.
         del result, body
     return resp
+
+
+@util.require_version((1, 10))
+@util.check_accept('application/json')
+def explain_allocation_candidates(req):
+    """Why the same query to GET /allocation_candidates finds what it
+    finds (``allocsvc.placement.candidates.explain``): its 400s are that
+    query's, and its count is what that query returns."""
+    context = util.authorize(req, 'placement:allocation_candidates:explain')
+    want = util.want_version(req)
+    util.validate_query(req, explanation_schema.get_schema(want),
+                        multi=set(req.GET))
+    groups, wide = request.parse(list(req.GET.items()), want,
+                                 query.Limits.from_conf(util.conf(req)))
+    found = explain.explain(context, groups, wide, limit=_limit(req, wide),
+                            nested_aware=want >= (1, 29))
+    return util.json_response(req, explain.document(found))

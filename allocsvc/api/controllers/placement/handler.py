@@ -95,6 +95,11 @@ ROUTE_DECLARATIONS = {
     '/allocation_candidates': {
         'GET': allocation_candidate.list_allocation_candidates,
     },
+    # allocsvc's extensions: no Placement resource has these paths, and
+    # no name a client chooses can take them.
+    '/allocation_candidates/explanation': {
+        'GET': allocation_candidate.explain_allocation_candidates,
+    },
 }
 
 
