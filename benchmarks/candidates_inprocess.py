@@ -145,6 +145,44 @@ def _report(name, resp, samples):
     print('  statements %d' % counts[len(counts) // 2])
 
 
+_EMPTY_SHAPES = {
+    'empty_trait': '/allocation_candidates?resources=VCPU:1,MEMORY_MB:512,'
+                   'DISK_GB:10&required=HW_CPU_X86_AVX512F',
+    'empty_isolate3': '/allocation_candidates?'
+                      + '&'.join('resources%d=VCPU:1,MEMORY_MB:512' % n
+                                 for n in (1, 2, 3))
+                      + '&group_policy=isolate',
+}
+
+
+def _compare_explanation(client, name, path, reps):
+    """Time GET /allocation_candidates/explanation against the query it
+    explains, alternating the two request by request (after 3 untimed
+    each), and print the medians, minimums and the ratio."""
+    explained = path.replace('/allocation_candidates?',
+                             '/allocation_candidates/explanation?', 1)
+    for _ in range(3):
+        client.get(path)
+        client.get(explained)
+    real, expl = [], []
+    for _ in range(reps):
+        real.append(client.get(path).elapsed)
+        resp = client.get(explained)
+        if resp.status != 200:
+            raise bench_client.SetupError('%s -> %s %s' % (
+                explained, resp.status, resp.body))
+        expl.append(resp.elapsed)
+    real.sort()
+    expl.sort()
+    median = len(real) // 2
+    print('%-28s query %7.2f ms (min %7.2f)   explanation %7.2f ms '
+          '(min %7.2f)   x%.2f   %d candidates' % (
+              name, real[median] * 1000, real[0] * 1000,
+              expl[median] * 1000, expl[0] * 1000,
+              expl[median] / real[median],
+              resp.body['allocation_candidates']))
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--db', choices=('sqlite', 'mysql', 'postgresql'),
@@ -155,6 +193,9 @@ def main(argv=None):
                         help='comma-separated scenarios of placement_bench '
                         'whose queries to time (flat, trees, shapes)')
     parser.add_argument('--keep', action='store_true')
+    parser.add_argument('--explain', action='store_true',
+                        help='time GET /allocation_candidates/explanation '
+                        'against each query instead of the stages')
     args = parser.parse_args(argv)
     db = servers.Database(args.db, tempfile.gettempdir(), 'inproc')
     try:
@@ -169,6 +210,17 @@ def main(argv=None):
         for name in args.scenarios.split(','):
             built = scenarios.SCENARIOS[name](client, ctx)
             paths.update((q, m['path']) for q, m in built['queries'].items())
+        if args.explain:
+            if 'shapes' in args.scenarios.split(','):
+                # Two queries the fleet cannot serve: one a group's
+                # filter empties, one only the combination of groups
+                # does (no tree has three NUMA nodes).
+                paths.update(_EMPTY_SHAPES)
+            print('Explanation against the query, in-process, %s, scale '
+                  '%s, %d requests each:' % (args.db, args.scale, args.reps))
+            for name, path in paths.items():
+                _compare_explanation(client, name, path, args.reps)
+            return
         acc = collections.Counter()
         _instrument(acc)
         for name, path in paths.items():

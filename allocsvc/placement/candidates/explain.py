@@ -23,6 +23,7 @@ from allocsvc.db import api as db_api
 from allocsvc.db import models
 from allocsvc.placement import candidates as candidates_mod
 from allocsvc.placement.candidates import loader
+from allocsvc.placement.candidates import planning
 from allocsvc.placement.candidates import request as request_mod
 from allocsvc.placement.candidates import search
 from allocsvc.placement.candidates import steps as steps_mod
@@ -53,13 +54,15 @@ class Explanation:
         self.combination_blocked = None
         self.candidates = 0
         self.limit = None
+        self.partial = False
         self.names = {}
 
 
-def _combination(expl, finder, limit):
-    """Record the stages of the combination: the trees every group can
-    be served at, the planner's checks on them, and the search; count
-    the candidates up to ``limit``."""
+def _combination(expl, finder):
+    """Record the stages of the combination of a query that found
+    nothing: the trees every group can be served at, the planner's
+    checks on them, and the search, with the rule that left each of a
+    few trees without a candidate."""
     steps = expl.combination
     groups_blocked = any(g.blocked for _s, g in expl.groups)
     every = None
@@ -87,14 +90,9 @@ def _combination(expl, finder, limit):
             return 'no provider of its own or sharing with it serves ' \
                 'group %s' % ', '.join(missing)
         block(why_of, 'no tree can serve every request group', served)
-    found = 0
-    for _candidate in finder.candidates():
-        if limit is None or found < limit:
-            found += 1
-        # The search goes on past the limit until every anchor was
-        # tried once: that is how many trees have a candidate.
-        if finder.first_round_done and limit is not None and found >= limit:
-            break
+    # The query found none: the same search tries every tree once and
+    # finds none either (its first round counts those that had one).
+    next(finder.candidates(), None)
     stages = finder.planner.stages if finder.planned else []
     previous = every
     for name, anchors in stages[1:]:
@@ -117,19 +115,22 @@ def _combination(expl, finder, limit):
               'no tree that passed the checks has a combination of '
               'providers that keeps %s' % (' and '.join(rules) or
                                            'every rule'), checked)
-    expl.candidates = found
 
 
-def _rule_names(rules):
-    """The rules the search checks on a combination of providers."""
+def _rule_names(rules, groups=None):
+    """The rules the search checks on a combination of providers
+    (``groups``: search.Group list, when ``rules`` was not prepared
+    with a plan)."""
     found = []
+    shared_room = rules.shared_room if groups is None else \
+        planning.share_a_class(planning.slot_amounts(groups))
     if rules.isolate:
         found.append('group_policy=isolate')
     if rules.same_subtrees:
         found.append('same_subtree')
     if not rules.nested_aware:
         found.append('one provider per tree before microversion 1.29')
-    if rules.shared_room:
+    if shared_room:
         found.append('the room groups asking one class share')
     if rules.plain_required:
         found.append("the unsuffixed group's required traits")
@@ -189,38 +190,118 @@ def _names(context, ids):
     return {rp_id: name for rp_id, name in rows}
 
 
+def _trivial_rules(resolved, wide, nested_aware):
+    """Whether no rule between providers can reject a choice of one
+    provider per slot (``planning.Rules``): then every tree the planner
+    keeps has a candidate."""
+    granular = sum(1 for g in resolved if g.suffix)
+    plain = next((g for g in resolved if not g.suffix), None)
+    return (nested_aware and
+            not (wide.group_policy == 'isolate' and granular > 1) and
+            not any(len(s) > 1 for s in wide.same_subtrees) and
+            not (plain is not None and plain.required) and
+            not planning.share_a_class(planning.slot_amounts(resolved)))
+
+
+def _trees_with(fleet, found, every):
+    """The trees among ``every`` the candidates ``found`` belong to: a
+    candidate belongs to the trees all its providers may serve (a
+    candidate of sharing providers alone, to every tree they all
+    serve)."""
+    by_uuid = fleet.topo.ids_by_uuid()
+    trees = set()
+    for candidate in found:
+        anchors = None
+        rps = set(candidate.allocations)
+        for mapped in candidate.mappings.values():
+            rps.update(mapped)
+        for uuid in rps:
+            served = set(fleet.anchors(by_uuid[uuid]))
+            anchors = served if anchors is None else anchors & served
+        trees |= (anchors or set()) & every
+    return trees
+
+
+def _cheap_combination(expl, fleet, resolved, wide, nested_aware, found):
+    """The combination's stages when the query found candidates: the
+    trees every group can be served at and, of those, the trees with a
+    candidate: all of them when no rule between providers applies,
+    else those of the candidates found (at least, when the query
+    stopped at its limit)."""
+    every = None
+    for _suffix, steps_of in expl.groups:
+        every = steps_of.trees if every is None else every & steps_of.trees
+    every = every or set()
+    expl.combination.append(Step('groups', None,
+                                 'can serve every request group', None,
+                                 len(every)))
+    if _trivial_rules(resolved, wide, nested_aware):
+        rules, trees = None, len(every)
+    else:
+        rules = ', '.join(_rule_names(planning.Rules(
+            None, wide.group_policy == 'isolate',
+            [frozenset(s) for s in wide.same_subtrees], nested_aware,
+            next((g.required for g in resolved if not g.suffix), []),
+            ), resolved))
+        trees = len(_trees_with(fleet, found, every))
+        if expl.limit is not None and len(found) >= expl.limit:
+            expl.partial = True
+    expl.combination.append(Step(
+        'search', rules or None, 'has a combination of providers that '
+        'keeps every rule', None, trees))
+
+
 @db_api.reader
 def explain(context, groups, wide, limit=None, nested_aware=True):
     """The Explanation of the query ``groups``, ``wide`` (as
     ``request.parse`` gives them) at ``limit``; BadRequest for an
-    unknown resource class or trait, as ``candidates.find``."""
-    min_amounts = {}
+    unknown resource class or trait, as ``candidates.find``.
+
+    The count is the query's own: ``candidates.find`` with its limit,
+    without summaries. The groups' steps read the usage of the
+    requested classes and the copy of the trees. Only when the query
+    found nothing and no group's step explains it is the whole search
+    run again, recorded, to find which of the combination's checks
+    left nothing."""
+    found = candidates_mod.find(context, groups, wide, limit=limit,
+                                nested_aware=nested_aware,
+                                summaries=False).allocation_requests
+    classes = set()
     for group in groups.values():
-        for name, amount in group.resources.items():
-            min_amounts[name] = min(amount, min_amounts.get(name, amount))
+        classes.update(group.resources)
     in_trees = {g.in_tree for g in groups.values() if g.in_tree}
-    snap = loader.load(context, min_amounts,
-                       request_mod.all_trait_names(groups, wide),
-                       in_trees=in_trees, any_sharing=True)
-    candidates_mod.check_names(groups, wide, snap.names)
-    resolved = candidates_mod.resolve(groups, snap.names.classes,
-                                      snap.names.roots)
-    loader.load_trees(context, snap)
+    trait_names = request_mod.all_trait_names(groups, wide)
+    light = loader.load_usage(context, classes, trait_names, in_trees)
+    resolved = candidates_mod.resolve(groups, light.names.classes,
+                                      light.names.roots)
     class_names = {rc_id: name for name, rc_id in
-                   snap.names.classes.items()}
-    fleet = steps_mod.Fleet(snap, class_names)
+                   light.names.classes.items()}
+    fleet = steps_mod.Fleet(light, class_names)
     expl = Explanation()
     expl.limit = limit
+    expl.candidates = len(found)
     for group in resolved:
         expl.groups.append((group.suffix, steps_mod.GroupSteps(
             fleet, group, wide, groups[group.suffix]).run()))
-    isolate = wide.group_policy == 'isolate'
-    finder = search.Search(
-        snap, resolved, class_names, isolate=isolate,
-        same_subtrees=wide.same_subtrees, root_required=wide.root_required,
-        root_forbidden=wide.root_forbidden, nested_aware=nested_aware)
-    with candidates_mod.gc_paused():
-        _combination(expl, finder, limit)
+    if found or any(g.blocked for _s, g in expl.groups):
+        _cheap_combination(expl, fleet, resolved, wide, nested_aware, found)
+    else:
+        min_amounts = {}
+        for group in groups.values():
+            for name, amount in group.resources.items():
+                min_amounts[name] = min(amount,
+                                        min_amounts.get(name, amount))
+        snap = loader.load(context, min_amounts, trait_names,
+                           in_trees=in_trees, any_sharing=True)
+        loader.load_trees(context, snap)
+        finder = search.Search(
+            snap, resolved, class_names,
+            isolate=wide.group_policy == 'isolate',
+            same_subtrees=wide.same_subtrees,
+            root_required=wide.root_required,
+            root_forbidden=wide.root_forbidden, nested_aware=nested_aware)
+        with candidates_mod.gc_paused():
+            _combination(expl, finder)
     named = set()
     for _suffix, steps_of in expl.groups:
         if steps_of.blocked:
@@ -264,13 +345,17 @@ def document(expl):
             break
     if first is None and expl.combination_blocked is not None:
         first = expl.combination_blocked.message
+    combination = [step.document() for step in expl.combination]
+    if expl.partial:
+        # The query stopped at its limit: more trees may have one.
+        combination[-1]['partial'] = True
     return {
         'allocation_candidates': expl.candidates,
         'limit': expl.limit,
         'reason': first,
         'request_groups': groups,
         'combination': {
-            'steps': [step.document() for step in expl.combination],
+            'steps': combination,
             'blocked_by': blocked(expl.combination_blocked,
                                   'root_provider')},
     }

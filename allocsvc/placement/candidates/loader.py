@@ -224,6 +224,22 @@ def load_names(context, class_names, trait_names, in_trees=()):
         **_name_params(class_names, trait_names, in_trees)))
 
 
+def load_usage(context, class_names, trait_names, in_trees=()):
+    """A Snapshot of what the explanation's steps read
+    (``steps.Fleet``): the names of the request (``class_names``,
+    ``trait_names``, the in_tree providers ``in_trees``), the usage of
+    its classes (``usage``) and the copy of the trees; no inventory is
+    read into it. One statement, whatever the number of providers."""
+    snap = Snapshot()
+    rows = _rows(context, statements.capacity,
+                 **_name_params(class_names, trait_names, in_trees))
+    snap.names = _read_names(rows)
+    snap.usage = {(row[1], row[2]): row[3] for row in rows if row[0] == 1}
+    snap.topology = topology.current(
+        context, snap.names.stamp, inventories.stored_ratio(context))
+    return snap
+
+
 def load(context, min_amounts, trait_names, in_trees=(), any_sharing=False,
          member_aggs=None):
     """A Snapshot for a request asking at least the amounts

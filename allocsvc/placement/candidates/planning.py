@@ -316,6 +316,28 @@ class Planner:
             for any_of in self.plain_required)
 
 
+def share_a_class(slot_amounts):
+    """Whether two of the slots, given by their {rc id: amount}, ask for
+    one class."""
+    seen = set()
+    for amounts in slot_amounts:
+        if not seen.isdisjoint(amounts):
+            return True
+        seen.update(amounts)
+    return False
+
+
+def slot_amounts(groups):
+    """The {rc id: amount} of each slot of ``groups`` (search.Group):
+    the unsuffixed group's one per class, a granular group's whole."""
+    for group in groups:
+        if group.suffix:
+            yield group.resources
+        else:
+            for rc_id, amount in group.resources.items():
+                yield {rc_id: amount}
+
+
 class Rules:
     """The rules a choice of providers, one per slot, must keep beyond
     each provider's own fitness (``Planner`` saw to that).
@@ -346,12 +368,7 @@ class Rules:
         each slot alone, and ``valid`` need not count the room again:
         for most requests (one unsuffixed group, each of its classes a
         slot) that count was most of the time spent per candidate."""
-        seen = set()
-        self.shared_room = False
-        for spec in plan:
-            if not seen.isdisjoint(spec.amounts):
-                self.shared_room = True
-            seen.update(spec.amounts)
+        self.shared_room = share_a_class(spec.amounts for spec in plan)
 
     def subtree_members(self, slots):
         """The indices in ``slots`` of each same_subtree's slots, for

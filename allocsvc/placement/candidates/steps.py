@@ -58,8 +58,11 @@ class Blocked:
 
 
 class Fleet:
-    """What the steps read: the copy of the trees with the usage of the
-    requested classes, and indexes built once per copy of the trees."""
+    """What the steps read: the copy of the trees, the usage of the
+    requested classes and the anchors of the sharing providers
+    (``snap``, ``loader.load_usage``), with indexes worked out once per
+    copy of the trees (``Topology.memo``) so that most steps are set
+    operations."""
 
     def __init__(self, snap, class_names):
         topo = snap.topology
@@ -68,12 +71,31 @@ class Fleet:
         self.class_names = class_names
         self.by_id = topo.by_id()
         self.usage = snap.usage
-        self.sharing = snap.sharing_anchors
         self.root_of = topo.memo(('explain-roots',), lambda: {
             rp_id: p.root_id for rp_id, p in self.by_id.items()})
+        self.sharing = topo.memo(('explain-sharing',), self._sharing)
+        self.sharing_ids = frozenset(self.sharing)
         self.with_trait = topo.memo(('explain-traits',), self._trait_index)
         self.everyone = topo.memo(('explain-all',),
                                   lambda: frozenset(self.by_id))
+
+    def _sharing(self):
+        """{rp id: set of root ids} of the sharing providers that serve
+        other trees than their own: the roots of every provider in one
+        of their aggregates (``statements.sharing_anchors``, from the
+        copy of the trees). Only these have more than one anchor."""
+        topo, root_of = self.topo, self.root_of
+        found = {}
+        for rp_id, names in topo.traits.items():
+            if loader.SHARING_TRAIT not in names or rp_id not in root_of:
+                continue
+            anchors = set()
+            for uuid in topo.aggregates.get(rp_id, ()):
+                anchors.update(root_of[member]
+                               for member in topo.members.get(uuid, ()))
+            if anchors - {root_of[rp_id]}:
+                found[rp_id] = anchors
+        return found
 
     def _trait_index(self):
         found = {}
@@ -84,6 +106,8 @@ class Fleet:
 
     def having(self, names):
         """The providers with one of the traits ``names`` at least."""
+        if len(names) == 1:
+            return self.with_trait.get(next(iter(names)), frozenset())
         found = set()
         for name in names:
             found |= self.with_trait.get(name, frozenset())
@@ -96,13 +120,47 @@ class Fleet:
             found |= self.topo.members.get(uuid, frozenset())
         return found
 
+    def in_or_under(self, uuids):
+        """The providers in one of the aggregates ``uuids`` or whose
+        root is."""
+        return self.topo.memo(('explain-in-aggs', frozenset(uuids)),
+                              lambda: frozenset(
+                                  self.topo.in_aggregates(uuids)))
+
+    def in_trees(self, roots):
+        """The providers of the trees ``roots``."""
+        return self.topo.memo(('explain-trees', frozenset(roots)),
+                              lambda: frozenset(self.topo.providers(roots)))
+
+    def fitting(self, rc_id, amount):
+        """The providers with an inventory of ``rc_id`` whose capacity,
+        min_unit, max_unit and step_size admit ``amount``, usage aside."""
+        def build():
+            return frozenset(
+                rp_id for rp_id, stock in self.topo.inventories.get(
+                    rc_id, {}).items()
+                if stock.min_unit <= amount <= stock.max_unit and
+                not amount % stock.step_size and amount <= stock.capacity)
+        return self.topo.memo(('explain-fit', rc_id, amount), build)
+
+    def full(self, rc_id, amount):
+        """The providers whose usage of ``rc_id`` leaves less than
+        ``amount``."""
+        stocks = self.topo.inventories.get(rc_id, {})
+        found = set()
+        for (rp_id, class_id), used in self.usage.items():
+            if class_id == rc_id and used:
+                stock = stocks.get(rp_id)
+                if stock is not None and used + amount > stock.capacity:
+                    found.add(rp_id)
+        return found
+
     def anchors(self, rp_id):
         """The roots ``rp_id`` may serve: its own, and those it shares
         with when it is a sharing provider (as ``Snapshot.anchors``)."""
         root = self.root_of[rp_id]
         served = self.sharing.get(rp_id)
-        if not served or loader.SHARING_TRAIT not in self.topo.traits.get(
-                rp_id, ()):
+        if not served:
             return (root,)
         return (root,) + tuple(sorted(served - {root}))
 
@@ -135,38 +193,60 @@ class Fleet:
 
 class _Served:
     """Which providers may serve a group (or one class of the unsuffixed
-    group) and at which anchors: ``providers`` a set of ids; the anchors
-    of each are ``fleet.anchors`` narrowed by ``allowed`` (a predicate
-    on (rp id, anchor), None: all)."""
+    group), and where: ``providers`` a set of ids. A provider serves
+    its root; a sharing provider (``fleet.sharing``) also the trees it
+    shares with, ``shared`` {rp id: set of anchors} as rules narrowed
+    them."""
 
     def __init__(self, fleet, providers):
         self.fleet = fleet
         self.providers = providers
-        self.rules = []
+        self.shared = {rp_id: set(fleet.anchors(rp_id))
+                       for rp_id in fleet.sharing_ids & providers}
+        # (providers, trees) of the last ``trees``: a step that changes
+        # neither asks again.
+        self._trees = (None, None)
 
-    def narrow(self, rule):
-        """Keep only the (provider, anchor) pairs ``rule`` allows; drop
-        the providers left with no anchor."""
-        self.rules.append(rule)
-        self.providers = {rp_id for rp_id in self.providers
-                          if self.served_at(rp_id)}
-
-    def served_at(self, rp_id):
-        anchors = self.fleet.anchors(rp_id)
-        for rule in self.rules:
-            anchors = [a for a in anchors if rule(rp_id, a)]
-            if not anchors:
-                break
-        return anchors
+    def narrow(self, rule, plain):
+        """Keep the providers that may serve at one anchor at least:
+        the others where their root is allowed (``plain``, the set of
+        providers ``rule`` allows at their root), the sharing ones
+        where ``rule(rp id, anchor)`` holds."""
+        shared = self.shared
+        for rp_id, anchors in list(shared.items()):
+            if rp_id not in self.providers:
+                del shared[rp_id]
+                continue
+            anchors = {a for a in anchors if rule(rp_id, a)}
+            if anchors:
+                shared[rp_id] = anchors
+            else:
+                del shared[rp_id]
+        self.providers = (self.providers & plain) | (
+            self.providers & shared.keys())
 
     def trees(self):
-        if not self.rules and not self.fleet.sharing:
-            root_of = self.fleet.root_of
-            return {root_of[rp_id] for rp_id in self.providers}
-        found = set()
-        for rp_id in self.providers:
-            found.update(self.served_at(rp_id))
+        if self._trees[0] is self.providers:
+            return self._trees[1]
+        found = self._count_trees()
+        self._trees = (self.providers, found)
         return found
+
+    def _count_trees(self):
+        root_of = self.fleet.root_of
+        plain = self.providers - self.fleet.sharing_ids \
+            if self.shared else self.providers
+        found = set(map(root_of.__getitem__, plain))
+        for rp_id, anchors in self.shared.items():
+            if rp_id in self.providers:
+                found |= anchors
+        return found
+
+    def served_at(self, rp_id):
+        anchors = self.shared.get(rp_id)
+        if anchors is None:
+            return (self.fleet.root_of[rp_id],)
+        return anchors
 
 
 class GroupSteps:
@@ -232,13 +312,13 @@ class GroupSteps:
         value = '%s:%d' % (name, amount)
         before = served.providers
         stocks = fleet.topo.inventories.get(rc_id, {})
-        served.providers = {rp_id for rp_id in before if rp_id in stocks}
+        served.providers = before & stocks.keys()
         self._record('resources', value, 'has an inventory of %s' % name,
                      before, served.providers, trees_of(),
                      lambda rp_id: 'has no inventory of %s' % name)
         before = served.providers
-        served.providers = {rp_id for rp_id in before
-                            if fleet.room(rp_id, rc_id, amount) is None}
+        served.providers = (before & fleet.fitting(rc_id, amount)) - \
+            fleet.full(rc_id, amount)
         self._record('resources', value, 'has %d %s free' % (amount, name),
                      before, served.providers, trees_of(),
                      lambda rp_id: fleet.room(rp_id, rc_id, amount))
@@ -252,7 +332,7 @@ class GroupSteps:
                 having = fleet.having(any_of)
                 before = self._union(serveds)
                 for served in serveds:
-                    served.providers &= having
+                    served.providers = served.providers & having
                 if len(any_of) == 1:
                     what = 'trait %s' % next(iter(any_of))
                     why = 'lacks trait %s' % next(iter(any_of))
@@ -267,7 +347,7 @@ class GroupSteps:
             bad = fleet.having(group.forbidden)
             before = self._union(serveds)
             for served in serveds:
-                served.providers -= bad
+                served.providers = served.providers - bad
             traits = fleet.topo.traits
             self._record(
                 'required', ','.join('!' + t for t in sorted(
@@ -297,9 +377,15 @@ class GroupSteps:
             have = traits.get(anchor, frozenset())
             return required <= have and not have & forbidden
 
+        def build():
+            roots = [root for root in fleet.topo.trees
+                     if allowed(None, root)]
+            return fleet.in_trees(roots)
+        plain = fleet.topo.memo(('explain-root-ok', frozenset(required),
+                                 frozenset(forbidden)), build)
         before = self._union(serveds)
         for served in serveds:
-            served.narrow(allowed)
+            served.narrow(allowed, plain)
         value = ','.join(sorted(required) + ['!' + t for t in sorted(
             forbidden)])
 
@@ -319,9 +405,7 @@ class GroupSteps:
     def _tree_step(self, served, filter, value, description, why):
         """in_tree for a granular group: the provider's own tree."""
         before = served.providers
-        root_of = self.fleet.root_of
-        served.providers = {rp_id for rp_id in before
-                            if root_of[rp_id] == self.group.in_tree}
+        served.providers = before & self.fleet.in_trees([self.group.in_tree])
         self._record(filter, value, description, before, served.providers,
                      served.trees(), why)
 
@@ -396,8 +480,9 @@ class GroupSteps:
                 return rp_id in inside or (
                     anchor == root_of[rp_id] and anchor in inside)
             before = self._union(serveds)
+            plain = fleet.in_or_under(any_of)
             for served in serveds:
-                served.narrow(member)
+                served.narrow(member, plain)
             self._record(
                 'member_of', _value(any_of, 'in:'),
                 'is (or has its root) in %s' % _aggregates(any_of),
@@ -411,8 +496,9 @@ class GroupSteps:
                 return not (aggs.get(rp_id, frozenset()) & bad or
                             aggs.get(anchor, frozenset()) & bad)
             before = self._union(serveds)
+            plain = fleet.everyone - fleet.in_or_under(bad)
             for served in serveds:
-                served.narrow(clear)
+                served.narrow(clear, plain)
             self._record(
                 'member_of', '!in:' + ','.join(sorted(bad)),
                 'is (with its root) in none of the forbidden aggregates %s'
@@ -427,8 +513,9 @@ class GroupSteps:
             def inside_tree(rp_id, anchor):
                 return anchor == in_tree and root_of[rp_id] == in_tree
             before = self._union(serveds)
+            plain = fleet.in_trees([in_tree])
             for served in serveds:
-                served.narrow(inside_tree)
+                served.narrow(inside_tree, plain)
             uuid, words = self._in_tree_words()
             self._record('in_tree', uuid, words, before,
                          self._union(serveds), trees_of(),

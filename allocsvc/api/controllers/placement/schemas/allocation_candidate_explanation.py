@@ -12,9 +12,18 @@ import copy
 from allocsvc.api.controllers.placement.schemas import allocation_candidate
 
 
+_QUERIES = {}
+
+
 def get_schema(want):
-    """The query string's schema at microversion ``want``."""
-    return copy.deepcopy(allocation_candidate.get_schema(want))
+    """The query string's schema at microversion ``want``: a copy of
+    the query's, made once (the validator of a schema is kept for as
+    long as the schema is the same object)."""
+    query = allocation_candidate.get_schema(want)
+    found = _QUERIES.get(id(query))
+    if found is None:
+        found = _QUERIES[id(query)] = copy.deepcopy(query)
+    return found
 
 
 _COUNT = {'type': 'integer', 'minimum': 0}
@@ -33,6 +42,9 @@ _STEP = {
         'description': {'type': 'string'},
         'providers': _COUNT,
         'trees': _COUNT,
+        # The search stage of a query that stopped at its limit: at
+        # least that many trees have a candidate.
+        'partial': {'type': 'boolean', 'enum': [True]},
     },
     'required': ['filter', 'value', 'description', 'trees'],
     'additionalProperties': False,
