@@ -15,7 +15,7 @@ from tests.helpers import processes
 _DRIVER = '''
 import contextlib, io, json, sys
 from openstackclient import shell
-base = ['--os-auth-type', 'none', '--os-endpoint', sys.argv[1]]
+base = json.loads(sys.argv[3]) + ['--os-endpoint', sys.argv[1]]
 for args in json.loads(sys.argv[2]):
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -40,11 +40,19 @@ def client_env():
     return {k: v for k, v in os.environ.items() if not k.startswith('OS_')}
 
 
-def cli(endpoint, *commands):
-    """Run ``commands`` (argument lists after ``openstack``); their
-    results as (exit code, parsed JSON output or text, stderr)."""
+# No authentication: the bare-metal API's noauth.
+NO_AUTH = ('--os-auth-type', 'none')
+# Placement's noauth2 wants a token; "admin" is an administrator's.
+ADMIN_TOKEN = ('--os-auth-type', 'admin_token', '--os-token', 'admin')
+
+
+def cli(endpoint, *commands, auth=NO_AUTH):
+    """Run ``commands`` (argument lists after ``openstack``) with the
+    authentication options ``auth``; their results as (exit code,
+    parsed JSON output or text, stderr)."""
     done = subprocess.run(
-        [sys.executable, '-c', _DRIVER, endpoint, json.dumps(commands)],
+        [sys.executable, '-c', _DRIVER, endpoint, json.dumps(commands),
+         json.dumps(list(auth))],
         env=client_env(), capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     results = []

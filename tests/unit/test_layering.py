@@ -8,7 +8,8 @@ transaction, the node lock, the rules of changing nodes), and the
 ``api`` on top, which changes bare-metal nodes and allocations only
 through the conductor's RPC client, as Ironic's API does. Nothing
 imports ``api`` or ``cmd``. The migrations carry frozen copies of what
-they need rather than importing live code.
+they need rather than importing live code. The ``openstack`` commands
+(``osc``) are a client of the service and import none of it.
 """
 
 import ast
@@ -48,6 +49,11 @@ RULES = [
     ('allocsvc.api',
      ('allocsvc.cmd', 'allocsvc.db'),
      'the API reads through objects and the engine'),
+    ('allocsvc.osc',
+     ('allocsvc.api', 'allocsvc.cmd', 'allocsvc.common',
+      'allocsvc.conductor', 'allocsvc.db', 'allocsvc.objects',
+      'allocsvc.placement'),
+     'the CLI commands are a client: they talk to the service over HTTP'),
 ]
 
 # What the API may import of the conductor: its RPC client (the
