@@ -14,6 +14,8 @@ from allocsvc.placement.candidates import loader
 
 # How many dropped providers (or trees) a blocking step shows.
 EXAMPLES = 5
+# How many indexes of one copy of the trees the explanation keeps.
+_INDEXES = 256
 
 
 def _words(names):
@@ -68,16 +70,28 @@ class Fleet:
         topo = snap.topology
         self.snap = snap
         self.topo = topo
+        # The explanation's indexes of this copy of the trees, in one
+        # entry of its memo: however many an explanation adds, the
+        # engine's own entries stay.
+        self._cache = topo.memo(('explanation indexes',), dict)
         self.class_names = class_names
         self.by_id = topo.by_id()
         self.usage = snap.usage
-        self.root_of = topo.memo(('explain-roots',), lambda: {
+        self.root_of = self.memo(('roots',), lambda: {
             rp_id: p.root_id for rp_id, p in self.by_id.items()})
-        self.sharing = topo.memo(('explain-sharing',), self._sharing)
+        self.sharing = self.memo(('sharing',), self._sharing)
         self.sharing_ids = frozenset(self.sharing)
-        self.with_trait = topo.memo(('explain-traits',), self._trait_index)
-        self.everyone = topo.memo(('explain-all',),
-                                  lambda: frozenset(self.by_id))
+        self.with_trait = self.memo(('traits',), self._trait_index)
+        self.everyone = self.memo(('all',), lambda: frozenset(self.by_id))
+
+    def memo(self, key, build):
+        """``build()``, kept for this copy of the trees under ``key``."""
+        found = self._cache.get(key)
+        if found is None:
+            if len(self._cache) >= _INDEXES:
+                self._cache.clear()
+            found = self._cache[key] = build()
+        return found
 
     def _sharing(self):
         """{rp id: set of root ids} of the sharing providers that serve
@@ -123,14 +137,13 @@ class Fleet:
     def in_or_under(self, uuids):
         """The providers in one of the aggregates ``uuids`` or whose
         root is."""
-        return self.topo.memo(('explain-in-aggs', frozenset(uuids)),
-                              lambda: frozenset(
-                                  self.topo.in_aggregates(uuids)))
+        return self.memo(('in-aggs', frozenset(uuids)),
+                         lambda: frozenset(self.topo.in_aggregates(uuids)))
 
     def in_trees(self, roots):
         """The providers of the trees ``roots``."""
-        return self.topo.memo(('explain-trees', frozenset(roots)),
-                              lambda: frozenset(self.topo.providers(roots)))
+        return self.memo(('trees', frozenset(roots)),
+                         lambda: frozenset(self.topo.providers(roots)))
 
     def fitting(self, rc_id, amount):
         """The providers with an inventory of ``rc_id`` whose capacity,
@@ -141,7 +154,7 @@ class Fleet:
                     rc_id, {}).items()
                 if stock.min_unit <= amount <= stock.max_unit and
                 not amount % stock.step_size and amount <= stock.capacity)
-        return self.topo.memo(('explain-fit', rc_id, amount), build)
+        return self.memo(('fit', rc_id, amount), build)
 
     def full(self, rc_id, amount):
         """The providers whose usage of ``rc_id`` leaves less than
@@ -381,8 +394,8 @@ class GroupSteps:
             roots = [root for root in fleet.topo.trees
                      if allowed(None, root)]
             return fleet.in_trees(roots)
-        plain = fleet.topo.memo(('explain-root-ok', frozenset(required),
-                                 frozenset(forbidden)), build)
+        plain = fleet.memo(('root-ok', frozenset(required),
+                            frozenset(forbidden)), build)
         before = self._union(serveds)
         for served in serveds:
             served.narrow(allowed, plain)
