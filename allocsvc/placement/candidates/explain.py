@@ -27,6 +27,7 @@ from allocsvc.placement.candidates import planning
 from allocsvc.placement.candidates import request as request_mod
 from allocsvc.placement.candidates import search
 from allocsvc.placement.candidates import steps as steps_mod
+from allocsvc.placement.candidates import walk
 
 _RP = models.resource_providers
 Blocked = steps_mod.Blocked
@@ -161,24 +162,20 @@ def _diagnose(finder, root):
 
 def _finds_without(finder, root, same_subtrees=None, isolate=None,
                    nested_aware=None, plain=True):
+    """Whether the tree ``root`` has a candidate under the search's
+    rules with one changed: the same slots (the plan the search made),
+    walked under the changed rules."""
     rules = finder.rules
-    groups = finder.groups
-    if not plain:
-        groups = [search.Group(g.suffix, g.resources,
-                               g.required if g.suffix else [],
-                               g.forbidden, g.member_of, g.forbidden_aggs,
-                               g.in_tree) for g in groups]
-    trial = search.Search(
-        finder.snap, groups, finder.class_names,
-        isolate=rules.isolate if isolate is None else isolate,
-        same_subtrees=(rules.same_subtrees if same_subtrees is None
-                       else same_subtrees),
-        root_required=finder.root_required_names,
-        root_forbidden=finder.root_forbidden,
-        nested_aware=(rules.nested_aware if nested_aware is None
-                      else nested_aware),
-        anchors={root})
-    return next(trial.candidates(), None) is not None
+    trial = planning.Rules(
+        finder.snap, rules.isolate if isolate is None else isolate,
+        rules.same_subtrees if same_subtrees is None else same_subtrees,
+        rules.nested_aware if nested_aware is None else nested_aware,
+        rules.plain_required if plain else [])
+    trial.prepare(finder.plan)
+    slots = finder.planner.slots(finder.plan, root)
+    if not slots or not all(slot.choices for slot in slots):
+        return False
+    return next(walk.Walk(trial, slots).assignments(), None) is not None
 
 
 def _names(context, ids):
@@ -205,21 +202,26 @@ def _trivial_rules(resolved, wide, nested_aware):
 
 def _trees_with(fleet, found, every):
     """The trees among ``every`` the candidates ``found`` belong to: a
-    candidate belongs to the trees all its providers may serve (a
-    candidate of sharing providers alone, to every tree they all
-    serve)."""
+    candidate with a provider that shares nothing belongs to that
+    provider's tree; one of sharing providers alone, to every tree they
+    all serve."""
     by_uuid = fleet.topo.ids_by_uuid()
+    root_of, sharing = fleet.root_of, fleet.sharing
     trees = set()
     for candidate in found:
-        anchors = None
-        rps = set(candidate.allocations)
+        rps = [by_uuid[uuid] for uuid in candidate.allocations]
         for mapped in candidate.mappings.values():
-            rps.update(mapped)
-        for uuid in rps:
-            served = set(fleet.anchors(by_uuid[uuid]))
+            rps.extend(by_uuid[uuid] for uuid in mapped)
+        lone = next((rp_id for rp_id in rps if rp_id not in sharing), None)
+        if lone is not None:
+            trees.add(root_of[lone])
+            continue
+        anchors = None
+        for rp_id in rps:
+            served = set(fleet.anchors(rp_id))
             anchors = served if anchors is None else anchors & served
-        trees |= (anchors or set()) & every
-    return trees
+        trees |= anchors or set()
+    return trees & every
 
 
 def _cheap_combination(expl, fleet, resolved, wide, nested_aware, found):

@@ -90,7 +90,8 @@ class Search:
     many anchors had a candidate in the first round so far (duplicates
     of a shared candidate included); ``first_round_done`` once every
     anchor was tried; ``planned`` when the slots were planned (the
-    planner's ``stages`` are then recorded).
+    planner's ``stages`` are then recorded, and ``plan`` is the
+    planner's).
     """
 
     def __init__(self, snap, groups, class_names, isolate=False,
@@ -103,7 +104,7 @@ class Search:
         self.anchors_found = 0
         self.first_round_done = False
         self.planned = False
-        self.root_required_names = frozenset(root_required)
+        self.plan = None
         self.class_names = class_names
         self.uuids = {rp_id: p.uuid for rp_id, p in snap.providers.items()}
         self.groups = groups
@@ -279,6 +280,7 @@ class Search:
             yield from self._lone_candidates(group)
             return
         plan, anchors = self.planner.plan()
+        self.plan = plan
         self.planned = True
         anchors = self._kept(anchors)
         if self.randomize:

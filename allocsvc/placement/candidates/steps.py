@@ -246,12 +246,17 @@ class _Served:
         return found
 
     def _count_trees(self):
+        return self.trees_of(self.providers)
+
+    def trees_of(self, providers):
+        """The anchors the providers ``providers`` (some of
+        ``self.providers``) serve."""
         root_of = self.fleet.root_of
-        plain = self.providers - self.fleet.sharing_ids \
-            if self.shared else self.providers
+        plain = providers - self.fleet.sharing_ids \
+            if self.shared else providers
         found = set(map(root_of.__getitem__, plain))
         for rp_id, anchors in self.shared.items():
-            if rp_id in self.providers:
+            if rp_id in providers:
                 found |= anchors
         return found
 
@@ -535,12 +540,13 @@ class GroupSteps:
                          self._not_in_tree)
         self._root_steps(serveds, trees_of)
         trees = trees_of()
-        traits_at = self._traits_at(serveds, trees) if group.required \
-            else {}
         for any_of in group.required:
             before = trees
-            trees = {anchor for anchor in trees
-                     if traits_at.get(anchor, frozenset()) & any_of}
+            having = fleet.having(any_of)
+            met = set()
+            for served in serveds:
+                met |= served.trees_of(served.providers & having)
+            trees = trees & met
             what = (next(iter(any_of)) if len(any_of) == 1 else
                     'one of %s' % _words(any_of))
             self._record(
@@ -551,21 +557,6 @@ class GroupSteps:
                 'its tree has trait %s' % what,
                 noun='tree')
         self.trees = trees
-
-    def _traits_at(self, serveds, trees):
-        """{anchor: the traits of the providers serving the group there},
-        for the anchors ``trees``."""
-        traits = self.fleet.topo.traits
-        found = {}
-        for served in serveds:
-            for rp_id in served.providers:
-                have = traits.get(rp_id)
-                if not have:
-                    continue
-                for anchor in served.served_at(rp_id):
-                    if anchor in trees:
-                        found.setdefault(anchor, set()).update(have)
-        return found
 
 
 def _attributive(description):
