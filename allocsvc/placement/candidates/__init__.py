@@ -129,7 +129,8 @@ def gc_paused():
 
 @db_api.reader
 def find(context, groups, wide, limit=None, nested_aware=True,
-         randomize=False, all_classes=True, among=None, summaries=True):
+         randomize=False, all_classes=True, among=None, summaries=True,
+         record=None):
     """The candidates of a request parsed by ``request.parse``.
 
     ``limit``: the most candidates to return (None: all; a request
@@ -140,7 +141,10 @@ def find(context, groups, wide, limit=None, nested_aware=True,
     used); ``randomize``: shuffle; ``all_classes``: summaries show every
     inventory (1.27), not only the requested classes; ``among``: a set
     of provider uuids the candidates must keep to (callers of the engine,
-    not the API); without ``summaries`` the result has none.
+    not the API); without ``summaries`` the result has none;
+    ``record``: a dict where the search that found the candidates is
+    put, as 'search' (``search.Search``, for the explanation; none for
+    an answer drawn from a sample or known empty before any search).
     BadRequest for an unknown resource class or trait.
     """
     if limit is not None and limit > sys.maxsize:
@@ -172,6 +176,8 @@ def find(context, groups, wide, limit=None, nested_aware=True,
                 {names.classes[n]: a for n, a in min_amounts.items()},
                 _member_aggs(resolved), nested_aware, _collect)
             if first is not None:
+                if record is not None:
+                    record['search'] = first[2]
                 return _answer(context, first[1], first[0], summaries,
                                nested_aware, class_names, all_classes)
     snap = loader.load(
@@ -190,6 +196,8 @@ def find(context, groups, wide, limit=None, nested_aware=True,
         same_subtrees=wide.same_subtrees, root_required=wide.root_required,
         root_forbidden=wide.root_forbidden, nested_aware=nested_aware,
         randomize=randomize, spread=limit is not None)
+    if record is not None:
+        record['search'] = finder
     candidates = finder.candidates()
     if among is not None:
         candidates = _among(candidates, among)

@@ -91,9 +91,11 @@ def _combination(expl, finder):
             return 'no provider of its own or sharing with it serves ' \
                 'group %s' % ', '.join(missing)
         block(why_of, 'no tree can serve every request group', served)
-    # The query found none: the same search tries every tree once and
-    # finds none either (its first round counts those that had one).
-    next(finder.candidates(), None)
+    if not finder.first_round_done:
+        # The query found none: the same search tries every tree once
+        # and finds none either (its first round counts those that had
+        # one).
+        next(finder.candidates(), None)
     stages = finder.planner.stages if finder.planned else []
     previous = every
     for name, anchors in stages[1:]:
@@ -261,13 +263,14 @@ def explain(context, groups, wide, limit=None, nested_aware=True):
 
     The count is the query's own: ``candidates.find`` with its limit,
     without summaries. The groups' steps read the usage of the
-    requested classes and the copy of the trees. Only when the query
-    found nothing and no group's step explains it is the whole search
-    run again, recorded, to find which of the combination's checks
-    left nothing."""
+    requested classes and the copy of the trees. When the query found
+    nothing and no group's step explains it, the record of the query's
+    own search says which of the combination's checks left nothing (a
+    search is run for it only where the query needed none)."""
+    record = {}
     found = candidates_mod.find(context, groups, wide, limit=limit,
-                                nested_aware=nested_aware,
-                                summaries=False).allocation_requests
+                                nested_aware=nested_aware, summaries=False,
+                                record=record).allocation_requests
     classes = set()
     for group in groups.values():
         classes.update(group.resources)
@@ -285,8 +288,13 @@ def explain(context, groups, wide, limit=None, nested_aware=True):
     for group in resolved:
         expl.groups.append((group.suffix, steps_mod.GroupSteps(
             fleet, group, wide, groups[group.suffix]).run()))
+    finder = record.get('search')
     if found or any(g.blocked for _s, g in expl.groups):
         _cheap_combination(expl, fleet, resolved, wide, nested_aware, found)
+    elif finder is not None and finder.first_round_done:
+        # The query's own search tried every tree and found nothing:
+        # its record says where.
+        _combination(expl, finder)
     else:
         min_amounts = {}
         for group in groups.values():

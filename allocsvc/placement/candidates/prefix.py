@@ -144,7 +144,8 @@ def _first_size(limit):
 
 def first(context, names, groups, class_names, wide, limit, least_of,
           member_aggs, nested_aware, collect):
-    """(candidates, Snapshot they were found in), or None when declined
+    """(candidates, Snapshot they were found in, the Search that found
+    them), or None when declined
     (see the module's text). ``names`` as ``loader.load_names`` read
     them; ``groups`` the request's search.Group list; ``class_names``
     {rc id: name} of the requested classes; ``least_of`` {rc id:
@@ -173,5 +174,5 @@ def first(context, names, groups, class_names, wide, limit, least_of,
         candidates = collect(finder.candidates(), limit) \
             if snap.inventory else []
         if finder.first_round >= limit or size >= len(everything):
-            return candidates, snap
+            return candidates, snap, finder
         size *= sampling.GROWTH

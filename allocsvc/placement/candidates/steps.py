@@ -81,6 +81,9 @@ class Fleet:
             rp_id: p.root_id for rp_id, p in self.by_id.items()})
         self.sharing = self.memo(('sharing',), self._sharing)
         self.sharing_ids = frozenset(self.sharing)
+        self.shared_anchors = self.memo(('shared anchors',), lambda: {
+            rp_id: frozenset(self.anchors(rp_id))
+            for rp_id in self.sharing_ids})
         self.with_trait = self.memo(('traits',), self._trait_index)
         self.everyone = self.memo(('all',), lambda: frozenset(self.by_id))
 
@@ -91,6 +94,9 @@ class Fleet:
             if len(self._cache) >= _INDEXES:
                 self._cache.clear()
             found = self._cache[key] = build()
+            if type(found) is frozenset:
+                # A set kept here: ``trees_of`` may keep its roots too.
+                self._cache[('kept', id(found))] = found
         return found
 
     def _sharing(self):
@@ -144,6 +150,20 @@ class Fleet:
         """The providers of the trees ``roots``."""
         return self.memo(('trees', frozenset(roots)),
                          lambda: frozenset(self.topo.providers(roots)))
+
+    def inventory_of(self, rc_id):
+        """The providers with an inventory of ``rc_id``."""
+        return self.memo(('inventory', rc_id), lambda: frozenset(
+            self.topo.inventories.get(rc_id, {})))
+
+    def trees_of(self, providers):
+        """The roots of ``providers`` (none of them sharing with other
+        trees), counted once for a set the fleet keeps."""
+        key = ('roots of', id(providers))
+        if self._cache.get(('kept', id(providers))) is providers:
+            return self.memo(key, lambda: frozenset(
+                map(self.root_of.__getitem__, providers)))
+        return set(map(self.root_of.__getitem__, providers))
 
     def fitting(self, rc_id, amount):
         """The providers with an inventory of ``rc_id`` whose capacity,
@@ -211,11 +231,10 @@ class _Served:
     shares with, ``shared`` {rp id: set of anchors} as rules narrowed
     them."""
 
-    def __init__(self, fleet, providers):
+    def __init__(self, fleet):
         self.fleet = fleet
-        self.providers = providers
-        self.shared = {rp_id: set(fleet.anchors(rp_id))
-                       for rp_id in fleet.sharing_ids & providers}
+        self.providers = fleet.everyone
+        self.shared = dict(fleet.shared_anchors)
         # (providers, trees) of the last ``trees``: a step that changes
         # neither asks again.
         self._trees = (None, None)
@@ -246,7 +265,14 @@ class _Served:
         return found
 
     def _count_trees(self):
-        return self.trees_of(self.providers)
+        shared, providers = self.shared, self.providers
+        if shared and not shared.keys() <= providers:
+            # Sharing providers a step dropped serve nowhere.
+            shared = self.shared = {rp_id: anchors for rp_id, anchors in
+                                    shared.items() if rp_id in providers}
+        if not shared:
+            return self.fleet.trees_of(providers)
+        return self.trees_of(providers)
 
     def trees_of(self, providers):
         """The anchors the providers ``providers`` (some of
@@ -328,15 +354,23 @@ class GroupSteps:
         fleet = self.fleet
         name = fleet.class_names[rc_id]
         value = '%s:%d' % (name, amount)
+        # Where a step starts from a set the fleet keeps (every
+        # provider; those with an inventory of the class), its result is
+        # another it keeps, trees counted once per copy of the trees.
         before = served.providers
-        stocks = fleet.topo.inventories.get(rc_id, {})
-        served.providers = before & stocks.keys()
+        having = fleet.inventory_of(rc_id)
+        served.providers = having if before is fleet.everyone \
+            else before & having
         self._record('resources', value, 'has an inventory of %s' % name,
                      before, served.providers, trees_of(),
                      lambda rp_id: 'has no inventory of %s' % name)
         before = served.providers
-        served.providers = (before & fleet.fitting(rc_id, amount)) - \
-            fleet.full(rc_id, amount)
+        fitting = fleet.fitting(rc_id, amount)
+        served.providers = fitting if before is having \
+            else before & fitting
+        full = fleet.full(rc_id, amount)
+        if full:
+            served.providers = served.providers - full
         self._record('resources', value, 'has %d %s free' % (amount, name),
                      before, served.providers, trees_of(),
                      lambda rp_id: fleet.room(rp_id, rc_id, amount))
@@ -433,7 +467,7 @@ class GroupSteps:
 
     def _granular(self):
         group, fleet = self.group, self.fleet
-        served = _Served(fleet, set(fleet.everyone))
+        served = _Served(fleet)
         for rc_id, amount in sorted(group.resources.items()):
             self._resource_steps(served, rc_id, amount, served.trees)
         self._trait_steps([served], served.trees)
@@ -485,7 +519,7 @@ class GroupSteps:
             return found or set()
 
         for rc_id, amount in sorted(group.resources.items()):
-            served = _Served(fleet, set(fleet.everyone))
+            served = _Served(fleet)
             serveds.append(served)
             self._resource_steps(served, rc_id, amount, trees_of)
         self._trait_steps(serveds, trees_of, required=False)

@@ -120,6 +120,10 @@ def explain_allocation_candidates(req):
                         multi=set(req.GET))
     groups, wide = request.parse(list(req.GET.items()), want,
                                  query.Limits.from_conf(util.conf(req)))
-    found = explain.explain(context, groups, wide, limit=_limit(req, wide),
-                            nested_aware=want >= (1, 29))
-    return util.json_response(req, explain.document(found))
+    with candidates.gc_paused():
+        found = explain.explain(context, groups, wide,
+                                limit=_limit(req, wide),
+                                nested_aware=want >= (1, 29))
+        resp = util.json_response(req, explain.document(found))
+        del found
+    return resp
