@@ -18,6 +18,13 @@ Run from the repository root, in allocsvc's virtualenv::
 
     python benchmarks/candidates_inprocess.py --db postgresql --scale 0.1
 
+With ``--explain`` it times GET /allocation_candidates/explanation
+against each query instead, the two alternating request by request (on
+the shapes fleet, also two queries nothing fits)::
+
+    python benchmarks/candidates_inprocess.py --db sqlite --scale 5 \
+        --scenarios shapes --explain
+
 The database is dropped at the end unless ``--keep``.
 """
 

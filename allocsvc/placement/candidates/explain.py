@@ -9,12 +9,15 @@ the providers (or trees) it dropped and the exact reason for each; and
 the number of candidates the query returns.
 
 It is the engine's own search, recorded, not a second one that could
-drift: the groups' steps are the conditions ``planning`` checks, one at
-a time, on the same snapshot; the combination's stages are the
-planner's (``Planner.stages``); the count is the ``Search``'s, which
-stops at the limit as the query does. What it costs is bounded by the
-query: one snapshot of every provider that has one of the requested
-classes, set operations on the copy of the trees, and one search.
+drift: the count is the query's (``candidates.find``, its limit and
+fast paths included); the groups' steps (``steps``) are the conditions
+``planning`` checks, one at a time, on the copy of the trees the search
+reads and the usage it read; when nothing fits, the combination's
+stages are those the query's own search recorded (``Planner.stages``,
+``Search.anchors_found``), and a tree's blocking rule is found by
+walking its slots with that rule lifted. What it costs is about what
+the query costs: the query without its summaries, one statement for the
+usage, and set operations on indexes kept per copy of the trees.
 """
 
 import sqlalchemy as sa
@@ -44,10 +47,11 @@ _STAGES = {
 
 class Explanation:
     """``groups`` [(suffix, steps.GroupSteps)]; ``combination``
-    [steps.Step];
-    ``combination_blocked`` (steps.Blocked or None); ``candidates`` the number
-    the query returns; ``limit``; ``names`` {rp id: (uuid, name)} of the
-    providers and roots the examples name."""
+    [steps.Step]; ``combination_blocked`` (steps.Blocked or None);
+    ``candidates`` the number the query returns; ``limit``; ``partial``
+    when the query stopped at its limit (the trees with a candidate are
+    a lower bound); ``names`` {rp id: (uuid, name)} of the providers and
+    roots the examples name."""
 
     def __init__(self):
         self.groups = []
