@@ -16,7 +16,9 @@ transaction that binds the node.
 
 Both return candidates with the node's ``uuid`` and ``name`` (the
 placement back end knows the name of the node named like the allocation
-only; the others' is None); and both explain an empty answer alike
+only; the others' is None), a batch of them for an allocation
+(``candidates``) or all of them for a preview (``offered``), from the
+same search; and both explain an empty answer alike
 (``allocsvc.conductor.explain``: Ironic's words, then the counts of the
 nodes table's query), save for the nodes that query finds fitting and
 the back end did not offer (``unoffered``).
@@ -83,6 +85,12 @@ class _Backend:
         if named is not None:
             rows = [named] + [row for row in rows if row.uuid != named.uuid]
         return rows
+
+    def offered(self, context, request):
+        """Every candidate of ``request`` (an allocation, or what one
+        would ask for), in no particular order: what ``candidates``
+        draws its batches from."""
+        return self._find(context, request, None)
 
 
 class Database(_Backend):

@@ -1,5 +1,5 @@
 """Why an allocation finds no node, counted: the reason of its
-``last_error``.
+``last_error``, and the allocation preview.
 
 The database counts the nodes of the requested class that the candidate
 query leaves out, per reason, in the order the algorithm drops them
@@ -53,9 +53,28 @@ WORDS = {
     CHANGED: 'changed while the search ran',
 }
 
+# The most nodes a preview lists (it counts them all).
+PREVIEW_NODES = 100
+
 # The bytes of a reason: with "Failed to process allocation <uuid>: "
 # and the final dot, a TEXT column's 65,535 at most.
 MAX_REASON_BYTES = 65535 - 80
+
+
+class Request:
+    """What an allocation asks for, as the back ends and the counts read
+    it (an allocation record has the same attributes)."""
+
+    __slots__ = ('resource_class', 'traits', 'candidate_nodes', 'owner',
+                 'name')
+
+    def __init__(self, resource_class, traits=(), candidate_nodes=(),
+                 owner=None, name=None):
+        self.resource_class = resource_class
+        self.traits = list(traits or ())
+        self.candidate_nodes = list(candidate_nodes or ())
+        self.owner = owner
+        self.name = name
 
 
 # -- words --------------------------------------------------------------------
@@ -160,3 +179,47 @@ def reservation_failed(context, backend, request, said, lost):
     counts = _count(context, request, lost=lost)
     found = entries(counts, request.owner, (backend.unoffered, counts.fits))
     return reason(said, request.resource_class, counts.total, found)
+
+
+# -- the preview --------------------------------------------------------------
+
+@db_api.reader
+def preview(context, backend, request, visible_to=None,
+            limit=PREVIEW_NODES):
+    """Which nodes an allocation asking ``request`` could take now,
+    through ``backend``'s own candidate stage (every candidate, not a
+    batch), and the counts of why the other nodes of the class could
+    not; nothing is reserved. ``visible_to``: a project whose nodes
+    (owned or leased) are the only ones listed and counted. Returns the
+    preview's document (see the bare-metal API's documentation): the
+    request as read, ``nodes`` (at most ``limit``, by UUID),
+    ``node_count``, ``nodes_of_class``, ``dropped`` and ``last_error``
+    (None when some node fits, else the reason an allocation created
+    now would fail with)."""
+    offered = sorted({row.uuid for row in backend.offered(context,
+                                                          request)})
+    if visible_to is not None:
+        visible = db_candidates.visible_uuids(
+            context, request.resource_class, visible_to)
+        offered = [uuid for uuid in offered if uuid in visible]
+    counts = _count(context, request, visible_to=visible_to)
+    found = entries(counts, request.owner,
+                    (backend.unoffered, counts.fits - len(offered)))
+    shown = offered[:limit]
+    names = db_candidates.names(context, shown)
+    failure = None
+    if not offered:
+        failure = reason(sentence(request, counts), request.resource_class,
+                         counts.total, found)
+    return {
+        'resource_class': request.resource_class,
+        'traits': list(request.traits),
+        'candidate_nodes': list(request.candidate_nodes),
+        'owner': request.owner,
+        'nodes': [{'uuid': uuid, 'name': names.get(uuid)}
+                  for uuid in shown],
+        'node_count': len(offered),
+        'nodes_of_class': counts.total,
+        'dropped': found,
+        'last_error': failure,
+    }
