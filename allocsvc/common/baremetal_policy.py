@@ -19,8 +19,9 @@ Who may do what by default:
   its admins/managers also provision and set maintenance; the owner's
   admins may create nodes owned by their project and delete them;
 * project scope, on an allocation: any member creates allocations owned
-  by its own project; the owner's readers read them, its members change
-  and delete them.
+  by its own project (and previews them, seeing only its project's
+  nodes); the owner's readers read them, its members change and delete
+  them.
 
 A caller who may not even see a node or an allocation is told it does
 not exist (404), so that nothing leaks; one who may see it but not act
@@ -433,6 +434,15 @@ _other_rules = [
           'create, with project scope, an allocation whose owner is not '
           'forced to the caller\'s project.', [('POST', _A)],
           scope_types=['project']),
+    _rule('baremetal:allocation:preview', ALLOCATION_CREATOR,
+          'Preview which nodes an allocation could take now and why the '
+          'others could not (an allocsvc extension). The caller needs '
+          'the rules of creating such an allocation too (its owner is '
+          'the one that allocation would get); one who may not list '
+          'every node (baremetal:node:list_all) sees only the nodes its '
+          'project owns or leases, listed and counted.',
+          [('POST', '/allocation_preview')],
+          'rule:is_admin and is_admin_project:True'),
     _rule('baremetal:allocation:update', ALLOCATION_MEMBER,
           'Change the name or extra of an allocation.', [('PATCH', _A1)],
           LEGACY_ADMIN),

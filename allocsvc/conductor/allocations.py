@@ -8,8 +8,10 @@ owns:
    and a batch of the nodes it may take, at random, from the
    ``backend`` (``allocsvc.conductor.backends``: the nodes table, or the
    Placement engine's candidates); none -> error, saying why (Ironic's
-   words). When others take a whole batch before the allocation could
-   bind a node of it, it asks again (``_BATCHES`` times at most).
+   words, then how many nodes of the class each reason ruled out:
+   ``allocsvc.conductor.explain``). When others take a whole batch
+   before the allocation could bind a node of it, it asks again
+   (``_BATCHES`` times at most).
 2. ``order_candidates``: shuffled (so that concurrent allocations spread
    over the nodes), the node named like the allocation first.
 3. ``_reserve``: node by node (``_reserve_one``), one transaction
@@ -23,7 +25,8 @@ owns:
    longer fits rolls the transaction back, lock and all.
    Nodes that were locked are tried again, ``retry_attempts`` more times
    after waits growing up to ``retry_interval`` (``retry_wait``); then
-   error.
+   error, with the counts too, the nodes tried that fit again counted
+   as lost to the race.
 
 Outcomes: ``active``; ``error`` with ``last_error`` ("Failed to process
 allocation <uuid>: <reason>.", or "Unexpected exception during
@@ -55,6 +58,7 @@ from allocsvc import objects
 from allocsvc.common import exception
 from allocsvc.common import states
 from allocsvc.conductor import backends
+from allocsvc.conductor import explain
 from allocsvc.conductor import locking
 from allocsvc.conductor import mirror
 from allocsvc.db import api as db_api
@@ -85,7 +89,13 @@ class _Stop(Exception):
 
 
 class _Failure(Exception):
-    """The allocation fails, for the reason given."""
+    """The allocation fails, for the reason given. ``lost``: the UUIDs
+    of the candidates the reservation stage tried in vain, when that is
+    where it failed (the counts are added then)."""
+
+    def __init__(self, reason, lost=None):
+        super().__init__(reason)
+        self.lost = lost
 
 
 # -- pure helpers ------------------------------------------------------------
@@ -213,6 +223,7 @@ def _allocate(context, allocation_id, host, conductor_id, retry_attempts,
             return None
         return _fail(context, allocation, conductor_id,
                      unexpected_message(exc))
+    lost = set()
     try:
         claim = backend.claimer(context, allocation)
         for batch in range(_BATCHES):
@@ -223,7 +234,11 @@ def _allocate(context, allocation_id, host, conductor_id, retry_attempts,
                 return _reserve(context, allocation, ordered, host,
                                 conductor_id, retry_attempts, retry_interval,
                                 sleep, claim)
-            except _Failure:
+            except _Failure as failure:
+                if failure.lost is not None:
+                    # Counted as lost if they fit again (explain).
+                    lost.update(failure.lost)
+                    failure.lost = lost
                 # Others took a whole batch of the candidates meanwhile:
                 # ask for the nodes left.
                 if batch + 1 == _BATCHES or not backend.full(candidates):
@@ -234,9 +249,10 @@ def _allocate(context, allocation_id, host, conductor_id, retry_attempts,
         LOG.info('Allocation %s: stopped, %s', allocation.uuid, stop)
         return None
     except _Failure as failure:
-        LOG.info('Allocation %s failed: %s', allocation.uuid, failure)
+        reason = _explained(context, backend, allocation, failure)
+        LOG.info('Allocation %s failed: %s', allocation.uuid, reason)
         return _fail(context, allocation, conductor_id,
-                     failure_message(allocation.uuid, failure))
+                     failure_message(allocation.uuid, reason))
     except Exception as exc:
         if db_api.is_disconnect(exc):
             raise
@@ -244,6 +260,23 @@ def _allocate(context, allocation_id, host, conductor_id, retry_attempts,
                       allocation.uuid)
         return _fail(context, allocation, conductor_id,
                      unexpected_message(exc))
+
+
+def _explained(context, backend, allocation, failure):
+    """The reason of ``failure``, with the counts when the reservation
+    stage is where it failed. Counting is no part of the allocation: if
+    it fails, the reason stays as it was said."""
+    if failure.lost is None:
+        return str(failure)
+    try:
+        return explain.reservation_failed(context, backend, allocation,
+                                          str(failure), failure.lost)
+    except Exception as exc:
+        if db_api.is_disconnect(exc):
+            raise
+        LOG.exception('Allocation %s: cannot count why its nodes could '
+                      'not be reserved', allocation.uuid)
+        return str(failure)
 
 
 def _load(context, allocation_id, conductor_id):
@@ -297,10 +330,11 @@ def _reserve(context, allocation, candidates, host, conductor_id,
             if outcome == LOCKED:
                 locked.append(candidate)
         if not locked:
-            raise _Failure('all nodes were filtered out during reservation')
+            raise _Failure('all nodes were filtered out during reservation',
+                           lost=[c.uuid for c in candidates])
         pending = locked
     raise _Failure('could not reserve any of %d suitable nodes'
-                   % len(candidates))
+                   % len(candidates), lost=[c.uuid for c in candidates])
 
 
 class _Unsuitable(Exception):

@@ -16,8 +16,12 @@ transaction that binds the node.
 
 Both return candidates with the node's ``uuid`` and ``name`` (the
 placement back end knows the name of the node named like the allocation
-only; the others' is None), and both explain an empty answer in
-Ironic's words.
+only; the others' is None), a batch of them for an allocation
+(``candidates``) or all of them for a preview (``offered``), from the
+same search; and both explain an empty answer alike
+(``allocsvc.conductor.explain``: Ironic's words, then the counts of the
+nodes table's query), save for the nodes that query finds fitting and
+the back end did not offer (``unoffered``).
 """
 
 import collections
@@ -26,6 +30,7 @@ import threading
 import sqlalchemy as sa
 
 from allocsvc.common import exception
+from allocsvc.conductor import explain
 from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import candidates as db_candidates
 from allocsvc.db import models
@@ -75,22 +80,31 @@ class _Backend:
         return len(candidates) >= self.batch
 
     def candidates(self, context, allocation):
-        rows = self._batch(context, allocation)
+        rows = self._find(context, allocation, self.batch)
         named = _named(context, allocation.name)
         if named is not None:
             rows = [named] + [row for row in rows if row.uuid != named.uuid]
         return rows
+
+    def offered(self, context, request):
+        """Every candidate of ``request`` (an allocation, or what one
+        would ask for), in no particular order: what ``candidates``
+        draws its batches from."""
+        return self._find(context, request, None)
 
 
 class Database(_Backend):
     """Candidates from the nodes table; no claim."""
 
     name = DATABASE
+    # A node the query finds fitting when the counts are taken, but not
+    # when the candidates were: it changed in between.
+    unoffered = explain.CHANGED
 
-    def _batch(self, context, allocation):
+    def _find(self, context, allocation, limit):
         return db_candidates.find_candidates(
             context, allocation.resource_class, allocation.traits,
-            allocation.candidate_nodes, allocation.owner, batch=self.batch)
+            allocation.candidate_nodes, allocation.owner, batch=limit)
 
     def claimer(self, context, allocation):
         """What binding a node for ``allocation`` claims: nothing."""
@@ -103,6 +117,9 @@ class Placement(_Backend):
     ``default_project``) and user ``default_user``."""
 
     name = PLACEMENT
+    # A node the nodes table finds fitting and the engine does not
+    # offer: its resource provider has no free unit.
+    unoffered = explain.REFUSED
 
     def __init__(self, default_project, default_user,
                  batch=PLACEMENT_BATCH):
@@ -112,7 +129,7 @@ class Placement(_Backend):
         self._ids = {}
         self._ids_lock = threading.Lock()
 
-    def _batch(self, context, allocation):
+    def _find(self, context, allocation, limit):
         name = node_providers.resource_class(allocation.resource_class)
         group = engine_request.RequestGroup('')
         group.resources = {name: 1}
@@ -127,7 +144,7 @@ class Placement(_Backend):
         try:
             found = engine_candidates.find(
                 context, {'': group}, engine_request.RequestWide(),
-                limit=self.batch, randomize=True, among=among,
+                limit=limit, randomize=limit is not None, among=among,
                 summaries=False)
         except exception.BadRequest:
             # A class or trait Placement has never heard of: no node has
@@ -186,13 +203,6 @@ def _named(context, name):
         _BY_NAME, {'name': name}).first()
 
 
-def explain(context, allocation):
-    """Why no node fits ``allocation``, in Ironic's words."""
-    return db_candidates.explain_no_candidates(
-        context, allocation.resource_class, allocation.traits,
-        allocation.candidate_nodes, allocation.owner)
-
-
 def from_conf(conf):
     """The back end ``conf`` chooses."""
     if conf.conductor.allocation_backend == PLACEMENT:
@@ -204,6 +214,8 @@ def from_conf(conf):
 @db_api.reader
 def find(context, backend, allocation):
     """``backend``'s candidates for ``allocation`` and, if there are
-    none, why (one reader transaction)."""
+    none, why (``explain.no_candidates``), in one reader transaction."""
     candidates = backend.candidates(context, allocation)
-    return candidates, (None if candidates else explain(context, allocation))
+    if candidates:
+        return candidates, None
+    return candidates, explain.no_candidates(context, backend, allocation)

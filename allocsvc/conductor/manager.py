@@ -9,7 +9,10 @@ groups 1.2): the conductor changes nodes under their locks, taken under
 its own host name with the patience of ``[conductor]
 request_node_locked_retry_*``, by the rules of
 ``allocsvc.conductor.provisioning`` (and ``verbs``), and answers with
-the result or with the allocsvc exception the rules raised.
+the result or with the allocsvc exception the rules raised. The
+allocation preview (1.6) comes here too, though it writes nothing: it
+runs this conductor's allocation back end, so that it finds what an
+allocation would.
 
 Work is never lost to a full pool: the API writes the allocation
 (``allocating``, owned by this conductor) before it casts, so an
@@ -40,6 +43,7 @@ from allocsvc.common import hardware
 from allocsvc.common import rpc
 from allocsvc.conductor import allocations
 from allocsvc.conductor import backends
+from allocsvc.conductor import explain
 from allocsvc.conductor import locking
 from allocsvc.conductor import node_actions
 from allocsvc.conductor import port_rules
@@ -71,7 +75,8 @@ LOG = logging.getLogger(__name__)
 #              available_for_dynamic_portgroup; create_portgroup's and
 #              update_portgroup's physical_network (the group's members
 #              follow a change of it)
-RPC_API_VERSION = '1.5'
+# Version 1.6: preview_allocation (call)
+RPC_API_VERSION = '1.6'
 
 # What PATCH /v1/allocations/{ident} may change.
 ALLOCATION_CHANGES = frozenset(('name', 'extra'))
@@ -143,6 +148,16 @@ class ConductorManager(node_actions.NodeActions):
             _worker_context(context), values, node_id, self.host,
             self.conductor_id, options.node_locked_retry_attempts,
             options.node_locked_retry_interval, backend=self.backend)
+
+    @messaging.expose
+    @rpc.translate_errors
+    def preview_allocation(self, context, request, visible_to=None):
+        """(1.6) Which nodes an allocation asking ``request`` (a dict:
+        ``resource_class``, ``traits``, ``candidate_nodes``, ``owner``)
+        could take now through this conductor's allocation back end,
+        and why the others could not (``explain.preview``)."""
+        return explain.preview(_worker_context(context), self.backend,
+                               explain.Request(**request), visible_to)
 
     # -- the bare-metal API's writes (1.1) -----------------------------------
 

@@ -106,7 +106,8 @@ class ConductorAPI:
     #      available_for_dynamic_portgroup, create_portgroup's and
     #      update_portgroup's physical_network (NEW_PORT_COLUMNS,
     #      NEW_PORTGROUP_COLUMNS)
-    RPC_API_VERSION = '1.5'
+    # 1.6: preview_allocation (call)
+    RPC_API_VERSION = '1.6'
 
     def __init__(self, conf, transport=None):
         objects.register_all()
@@ -209,6 +210,19 @@ class ConductorAPI:
         NoConductorAvailable (503) if it does not answer in time."""
         return self._call(context, hostname, '1.0', 'backfill_allocation',
                           values=values, node_id=node_id)
+
+    @rpc.rebuild_errors
+    def preview_allocation(self, context, request, visible_to=None):
+        """(1.6) Which nodes an allocation asking ``request``
+        (``resource_class``, ``traits``, ``candidate_nodes`` as UUIDs,
+        ``owner``) could take now, and why the other nodes of the class
+        could not, as a live conductor's allocation back end sees it
+        (a conductor picked as for an allocation); nothing is reserved.
+        ``visible_to``: a project whose nodes (owned or leased) are the
+        only ones listed and counted. Returns the preview's document
+        (``allocsvc.conductor.explain.preview``)."""
+        return self._call_version(context, '1.6', 'preview_allocation',
+                                  request=request, visible_to=visible_to)
 
     # -- the bare-metal API's writes (1.1) -----------------------------------
 

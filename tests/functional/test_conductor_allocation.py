@@ -7,8 +7,9 @@ Scenarios:
 
 * success: the node gets instance_uuid, allocation_id and the traits in
   instance_info, stays available; the allocation is active on it;
-* no candidates, with Ironic's messages: no node of the class; none of
-  the requested candidate nodes; no node with the traits;
+* no candidates, with Ironic's messages and the counts of why (see
+  test_conductor_explain.py for each reason): no node of the class;
+  none of the requested candidate nodes; no node with the traits;
 * traits (superset), candidate_nodes, owner/lessee choose the node;
 * a node named like the allocation is preferred;
 * locked nodes are retried, then "could not reserve"; a lock released
@@ -74,7 +75,7 @@ def test_no_node_of_the_class(harness):
     assert final.node_id is None
     assert final.last_error == (
         'Failed to process allocation %s: no available nodes match the '
-        'resource class gpu.' % final.uuid)
+        'resource class gpu (no node has resource class gpu).' % final.uuid)
 
 
 def test_none_of_the_candidates(harness):
@@ -85,7 +86,9 @@ def test_none_of_the_candidates(harness):
     assert final.state == states.ERROR
     assert final.last_error == (
         'Failed to process allocation %s: none of the requested nodes are '
-        'available and match the resource class baremetal.' % final.uuid)
+        'available and match the resource class baremetal (2 nodes have '
+        'resource class baremetal: 1 not available, 1 not among the '
+        'candidate nodes).' % final.uuid)
 
 
 def test_nodes_never_allocated(harness):
@@ -97,7 +100,11 @@ def test_nodes_never_allocated(harness):
     harness.node('e', provision_state=states.ENROLL)
     final = harness.final(harness.allocate().id)
     assert final.state == states.ERROR
-    assert 'no available nodes match' in final.last_error
+    assert final.last_error == (
+        'Failed to process allocation %s: no available nodes match the '
+        'resource class baremetal (4 nodes have resource class baremetal: '
+        '1 not available, 1 in maintenance, 1 with no power state, 1 '
+        'already allocated).' % final.uuid)
 
 
 def test_traits_select_the_superset(harness):
@@ -118,7 +125,8 @@ def test_no_node_has_the_traits(harness):
     assert final.state == states.ERROR
     assert final.last_error == (
         'Failed to process allocation %s: no suitable nodes have the '
-        'requested traits CUSTOM_A, CUSTOM_Z.' % final.uuid)
+        'requested traits CUSTOM_A, CUSTOM_Z (1 node has resource class '
+        'baremetal: 1 missing trait CUSTOM_Z).' % final.uuid)
 
 
 def test_candidate_nodes(harness):
@@ -199,7 +207,8 @@ def test_locked_nodes_retried_then_error(harness):
     assert final.state == states.ERROR
     assert final.last_error == (
         'Failed to process allocation %s: could not reserve any of 2 '
-        'suitable nodes.' % final.uuid)
+        'suitable nodes (2 nodes have resource class baremetal: 2 locked '
+        'or changed while being reserved).' % final.uuid)
     for node in made:
         assert nodes.get_by_id(harness.context, node.id).reservation == \
             'someone-else'
@@ -239,9 +248,11 @@ def test_node_changed_under_the_lock_is_skipped(harness):
 
     final = _run(harness, allocation, sleep)
     assert final.state == states.ERROR
+    # Counted now, under what changed.
     assert final.last_error == (
         'Failed to process allocation %s: all nodes were filtered out '
-        'during reservation.' % final.uuid)
+        'during reservation (1 node has resource class baremetal: 1 in '
+        'maintenance).' % final.uuid)
 
 
 def test_taken_over_while_waiting_stops(harness):

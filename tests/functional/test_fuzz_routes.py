@@ -11,7 +11,8 @@ Each request has
 * path values that exist, do not exist or cannot exist (NUL, braced
   UUIDs, bad percent-encoding, very long, non-ASCII);
 * a body drawn from the route's JSON schema (Placement's schemas, the
-  node, port, port group, chassis and allocation schemas of ``/v1``),
+  node, port, port group, chassis, allocation and allocation preview
+  schemas of ``/v1``),
   then
   mutated: a value of the wrong type, a key removed or added, strange
   strings (NUL, lone surrogates, non-ASCII, 70,000 characters), huge or
@@ -50,6 +51,7 @@ from allocsvc.api.controllers.placement.schemas import resource_class
 from allocsvc.api.controllers.placement.schemas import resource_provider
 from allocsvc.api.controllers.placement.schemas import trait
 from allocsvc.api.controllers.placement.schemas import usage
+from allocsvc.api.controllers.v1 import allocation_preview_schema
 from allocsvc.api.controllers.v1 import allocation_schema
 from allocsvc.api.controllers.v1 import chassis_schema
 from allocsvc.api.controllers.v1 import node_schema
@@ -661,6 +663,7 @@ V1_BODIES = {
                                   allocation_schema.POST_1_58],
     ('/v1/allocations/{allocation}', 'PATCH'): _patches(
         allocation_schema.POST_1_58),
+    ('/v1/allocation_preview', 'POST'): [allocation_preview_schema.PREVIEW],
     ('/v1/nodes/{node}/traits', 'PUT'): [node_schema.TRAITS_BODY],
     ('/v1/nodes/{node}/states/power', 'PUT'): [{
         'type': 'object', 'required': ['target'],
@@ -859,6 +862,32 @@ def test_v1_routes_fuzz(v1_app, caplog):
         # that it is not taken for dead in a long run.
         conductor_harness.api_conductor()
         caplog.clear()
+        resp = _send(app, method, url, headers, body)
+        _check(resp, caplog, _describe(method, url, headers, body))
+
+    check()
+
+
+def test_v1_allocation_preview_fuzz(v1_app, caplog):
+    # The preview reads a body and asks a conductor: a share of requests
+    # of its own, beyond the few the whole table's draws give it.
+    app, values = v1_app
+    caplog.set_level(logging.INFO)
+    schemas = V1_BODIES[('/v1/allocation_preview', 'POST')]
+
+    @settings(max_examples=max(V1_EXAMPLES // 5, 50), **SETTINGS)
+    @given(st.data())
+    def check(data):
+        body = _resolve(data.draw(bodies(schemas)), values)
+        headers = {
+            'X-OpenStack-Ironic-API-Version': data.draw(
+                st.sampled_from(V1_VERSIONS)),
+            'Content-Type': data.draw(st.sampled_from(CONTENT_TYPES)),
+            'Accept': data.draw(st.sampled_from(ACCEPTS))}
+        method = data.draw(st.sampled_from(['POST'] * 4 + list(METHODS)))
+        conductor_harness.api_conductor()
+        caplog.clear()
+        url = '/v1/allocation_preview'
         resp = _send(app, method, url, headers, body)
         _check(resp, caplog, _describe(method, url, headers, body))
 

@@ -10,7 +10,8 @@ Scenarios (SQLite, MariaDB, PostgreSQL):
   conductor picked, and that conductor's periodic check finishes it;
 * DELETE and PATCH while the broker refuses: 503 in Ironic's error
   format, nothing changed; while it does not answer: 503 within
-  ``[api] conductor_call_timeout`` (plus a margin);
+  ``[api] conductor_call_timeout`` (plus a margin); the same for an
+  allocation preview, which is a call too;
 * GET never needs the broker.
 """
 
@@ -124,3 +125,16 @@ def test_writes_needing_a_conductor_are_503(outage, mode):
     [row] = outage.rows()
     assert row.name == 'kept' and row.extra == {}
     assert outage.call('GET', path).status_int == 200
+
+
+@pytest.mark.parametrize('mode', ['refuse', 'hang'])
+def test_a_preview_needs_a_conductor_503(outage, mode):
+    outage.node('n1')
+    outage.broker.mode = mode
+    resp, took = _timed(outage, 'POST', '/v1/allocation_preview',
+                        {'resource_class': 'baremetal'})
+    assert resp.status_int == 503, resp.text
+    assert fault(resp)['faultcode'] == 'Server'
+    assert took < CALL + MARGIN
+    if mode == 'refuse':
+        assert message(resp) == BROKER_DOWN

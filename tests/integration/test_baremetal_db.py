@@ -302,13 +302,30 @@ def test_candidates_traits_superset_and_filters(context):
     assert {owned.id, leased.id, both.id} <= {
         c.id for c in candidates.find_candidates(context, 'baremetal')}
 
-    assert candidates.explain_no_candidates(
-        context, 'baremetal', ['CUSTOM_Z']) == \
-        'no suitable nodes have the requested traits CUSTOM_Z'
-    assert candidates.explain_no_candidates(context, 'nope') == \
-        'no available nodes match the resource class nope'
-    assert 'none of the requested nodes' in candidates.explain_no_candidates(
-        context, 'iron', candidate_uuids=[both.uuid])
+    # The counts of the same conditions: each node of the class under
+    # the first that drops it.
+    counts = candidates.count_drops(context, 'baremetal', ['CUSTOM_A'],
+                                    owner='p1')
+    assert counts.total == 9
+    assert counts.dropped == [
+        ('not_available', None, 1), ('maintenance', None, 1),
+        ('no_power_state', None, 1), ('allocated', None, 1),
+        ('not_owner', None, 3), ('missing_trait', 'CUSTOM_A', 2)]
+    assert (counts.fits, counts.untraited) == (0, 2)
+    counts = candidates.count_drops(context, 'baremetal',
+                                    ['CUSTOM_C', 'CUSTOM_B', 'CUSTOM_Z'])
+    assert counts.dropped[4:] == [('missing_trait', 'CUSTOM_B', 3),
+                                  ('missing_trait', 'CUSTOM_C', 1),
+                                  ('missing_trait', 'CUSTOM_Z', 1)]
+    assert (counts.fits, counts.untraited) == (0, 5)
+    counts = candidates.count_drops(context, 'baremetal',
+                                    candidate_uuids=[both.uuid],
+                                    lost=[both.uuid, owned.uuid])
+    assert counts.dropped[4:] == [('not_candidate', None, 4),
+                                  ('lost', None, 1)]
+    assert candidates.count_drops(context, 'nope') == (0, [], 0, 0)
+    counts = candidates.count_drops(context, 'baremetal', visible_to='p1')
+    assert (counts.total, counts.fits) == (2, 2)
 
 
 # -- node locks --------------------------------------------------------------

@@ -310,7 +310,9 @@ def test_only_the_rpc_methods_are_exposed():
         # 1.3
         'set_console_mode', 'set_target_raid_config',
         'change_node_boot_mode', 'change_node_secure_boot',
-        'attach_virtual_media', 'detach_virtual_media'}
+        'attach_virtual_media', 'detach_virtual_media',
+        # 1.6
+        'preview_allocation'}
     # The client has a method of each name.
     assert all(callable(getattr(rpcapi.ConductorAPI, name, None))
                for name in exposed)

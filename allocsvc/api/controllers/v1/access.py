@@ -328,6 +328,20 @@ def allocation_create_owner(owner):
     return owner
 
 
+def preview_project():
+    """The project whose nodes (owned or leased) are the only ones an
+    allocation preview lists and counts, or None for every node: those
+    the caller may list (``baremetal:node:list_all``), so that no count
+    tells a project about another's nodes. 403 for a caller with
+    neither that rule nor a project."""
+    if not _enforced() or _allowed('baremetal:node:list_all'):
+        return None
+    project = _project()
+    if not project:
+        _require('baremetal:node:list_all')
+    return project
+
+
 def candidate_project():
     """The project whose nodes (owned or leased) are the only ones an
     allocation's ``candidate_nodes`` may name, or None for any node:

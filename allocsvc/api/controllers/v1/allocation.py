@@ -153,7 +153,7 @@ def _filter_value(key, value):
 
 # -- creation ----------------------------------------------------------------
 
-def _resolve_candidates(idents):
+def resolve_candidates(idents):
     """Node idents -> node UUIDs in the request's order; 400 naming those
     that are not nodes (Ironic's "Nodes cannot be found: ..."). Nodes
     outside the caller's project, when it is limited to one
@@ -246,7 +246,7 @@ def create(body):
             raise utils.BadRequest('The resource_class field is mandatory '
                                    'when not backfilling')
         resource_class = node.resource_class
-    candidates = _resolve_candidates(body.get('candidate_nodes') or [])
+    candidates = resolve_candidates(body.get('candidate_nodes') or [])
     uuid = body.get('uuid')
     if not uuid:
         uuid = ((node and node.instance_uuid) or

@@ -12,6 +12,7 @@ import functools
 import webob.exc
 
 from allocsvc.api.controllers.v1 import allocation
+from allocsvc.api.controllers.v1 import allocation_preview
 from allocsvc.api.controllers.v1 import chassis
 from allocsvc.api.controllers.v1 import conductor
 from allocsvc.api.controllers.v1 import dispatch
@@ -157,6 +158,10 @@ ROUTES = [
         'GET': allocation.show_allocation,
         'PATCH': allocation.update_allocation,
         'DELETE': allocation.delete_allocation}),
+    # An extension: not below /v1/allocations, where "preview" may be
+    # an allocation's name.
+    ('/v1/allocation_preview', allocation_preview.FIRST_VERSION,
+     {'POST': allocation_preview.preview_allocation}),
     ('/v1/shards', None, {'GET': shard.list_shards}),
 ] + [
     # Ironic's resources this service does not provide: a 404 saying so.
