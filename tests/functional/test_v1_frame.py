@@ -60,6 +60,10 @@ def test_root_document(api):
     assert doc['default_version'] == version
     placement = [a for a in doc['apis'] if a['id'] == 'placement'][0]
     assert placement['links'][0]['href'] == 'http://localhost/placement/'
+    assert doc['extensions'] == [{
+        'name': 'allocation_preview',
+        'href': 'http://localhost/v1/allocation_preview',
+        'methods': ['POST'], 'min_version': '1.52'}]
     # As Ironic 39: the root gets the version headers too.
     assert resp.headers[IRONIC] == '1.1' and resp.headers[MAX] == LATEST
     assert call(api, '/', headers={IRONIC: '1.999'}).status_int == 406

@@ -2,8 +2,9 @@
 
 Each filter the planner (``planning``) applies to a group, one at a
 time, in the order it applies them, on the copy of the trees the
-search reads and the usage of the requested classes: how many providers, and at how many anchors
-(trees), the group can still be served after each; and, at the first
+search reads and the usage of the requested classes: how many
+providers, and at how many anchors (trees), the group can still be
+served after each; and, at the first
 step that left no tree, which providers (or trees) it dropped and why.
 The unsuffixed group takes each class from a provider of the tree or
 one sharing with it, so its resource steps count per class and its

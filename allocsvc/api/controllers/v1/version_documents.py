@@ -40,6 +40,12 @@ def version_document():
     }
 
 
+# (name, path, methods, first microversion) of each extension.
+EXTENSIONS = (
+    ('allocation_preview', '/v1/allocation_preview', ('POST',), '1.52'),
+)
+
+
 @dispatch.bodiless
 def root():
     version = version_document()
@@ -56,6 +62,13 @@ def root():
                 'rel': 'self',
                 'href': base.public_url() + PLACEMENT_PATH}]},
         ],
+        # allocsvc's extensions of the bare-metal API (the Placement
+        # root lists those of the Placement API). Not in /v1, whose
+        # answer is Ironic's.
+        'extensions': [
+            {'name': name, 'href': base.public_url() + path,
+             'methods': list(methods), 'min_version': first}
+            for name, path, methods, first in EXTENSIONS],
     }
 
 
