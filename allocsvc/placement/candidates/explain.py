@@ -185,12 +185,13 @@ def _finds_without(finder, root, same_subtrees=None, isolate=None,
 
 
 def _names(context, ids):
-    """{rp id: name} of the providers ``ids``."""
+    """{rp id: (uuid, name)} of the providers ``ids`` that exist."""
     if not ids:
         return {}
     rows = context.session.execute(
-        sa.select(_RP.c.id, _RP.c.name).where(_RP.c.id.in_(sorted(ids))))
-    return {rp_id: name for rp_id, name in rows}
+        sa.select(_RP.c.id, _RP.c.uuid, _RP.c.name).where(
+            _RP.c.id.in_(sorted(ids))))
+    return {rp_id: (uuid, name) for rp_id, uuid, name in rows}
 
 
 def _trivial_rules(resolved, wide, nested_aware):
@@ -215,9 +216,13 @@ def _trees_with(fleet, found, every):
     root_of, sharing = fleet.root_of, fleet.sharing
     trees = set()
     for candidate in found:
-        rps = [by_uuid[uuid] for uuid in candidate.allocations]
+        rps = [by_uuid.get(uuid) for uuid in candidate.allocations]
         for mapped in candidate.mappings.values():
-            rps.extend(by_uuid[uuid] for uuid in mapped)
+            rps.extend(by_uuid.get(uuid) for uuid in mapped)
+        if None in rps:
+            # A provider the copy of the trees no longer has (deleted
+            # since the query read them).
+            continue
         lone = next((rp_id for rp_id in rps if rp_id not in sharing), None)
         if lone is not None:
             trees.add(root_of[lone])
@@ -322,9 +327,9 @@ def explain(context, groups, wide, limit=None, nested_aware=True):
             named.update(rp_id for rp_id, _ in steps_of.blocked.examples)
     if expl.combination_blocked:
         named.update(root for root, _ in expl.combination_blocked.examples)
-    names = _names(context, named)
-    expl.names = {rp_id: (fleet.uuid(rp_id), names.get(rp_id))
-                  for rp_id in named}
+    # (A provider deleted since the search read the trees is no
+    # example.)
+    expl.names = _names(context, named)
     return expl
 
 
@@ -338,7 +343,8 @@ def document(expl):
                 'examples': [{noun: expl.names[rp_id][0],
                               'name': expl.names[rp_id][1],
                               'reason': reason}
-                             for rp_id, reason in found.examples]}
+                             for rp_id, reason in found.examples
+                             if rp_id in expl.names]}
 
     groups = []
     for suffix, steps_of in expl.groups:
