@@ -265,9 +265,9 @@ def test_counting_failure_keeps_the_sentence(harness, monkeypatch):
 
 # -- the placement back end --------------------------------------------------
 
+# The database back end does not ask Placement: this back end alone.
+@pytest.mark.parametrize('allocation_backend', [backends.PLACEMENT])
 def test_placement_refuses_a_unit_it_has_not(harness):
-    if harness.backend != backends.PLACEMENT:
-        pytest.skip('the database back end does not ask Placement')
     node = harness.node('only')
     # The unit reserved behind the mirror's back: the nodes table finds
     # the node fitting, the engine does not offer it.
