@@ -141,6 +141,18 @@ _placement_rules = [
         operations=[{'path': '/allocation_candidates/explanation',
                      'method': 'GET'}],
         scope_types=['project']),
+    # An allocsvc extension: a group claim lists candidates and writes
+    # allocations; whoever may do both may claim a group.
+    policy.DocumentedRuleDefault(
+        name='placement:allocation_candidates:claim',
+        check_str='rule:placement:allocation_candidates:list and '
+                  'rule:placement:allocations:manage',
+        description='Claim a group: write the allocations of several '
+        'consumers chosen together from an allocation candidates query, '
+        'all or none.',
+        operations=[{'path': '/allocation_candidates/claim',
+                     'method': 'POST'}],
+        scope_types=['project']),
     # Only the compute service moves inventory it reports, as in
     # Placement: not even an administrator reshapes by hand.
     _rule('placement:reshaper:reshape', 'Reshape Inventory and '

@@ -1,22 +1,25 @@
 """``openstack allocation candidate explain``: why an allocation
 candidates query finds what it finds (GET
-/allocation_candidates/explanation).
+/allocation_candidates/explanation); ``openstack allocation candidate
+claim``: N consumers' allocations chosen together from such a query,
+all written or none (POST /allocation_candidates/claim).
 
-It takes the options of osc-placement's ``openstack allocation
+Both take the options of osc-placement's ``openstack allocation
 candidate list`` (``--resource``, ``--required``, ``--forbidden``,
 ``--member-of``, ``--group``, ``--group-policy``, ``--limit``) and
-builds the same query, plus what later microversions added
-(``--in-tree``, ``--root-required``, ``--same-subtree``), and shows the
-explanation: the count, the reason, and each group's steps.
+build the same query, plus what later microversions added
+(``--in-tree``, ``--root-required``, ``--same-subtree``).
 """
 
 import argparse
 import collections
+import uuid
 
 from osc_lib.command import command
 from osc_lib import exceptions
 
 PATH = '/allocation_candidates/explanation'
+CLAIM_PATH = '/allocation_candidates/claim'
 
 # The per-group options, and the query parameter each goes to.
 _GROUPED = ('resources', 'required', 'forbidden', 'member_of', 'in_tree')
@@ -118,6 +121,77 @@ def _examples(found):
     return '\n'.join(lines)
 
 
+def add_query_options(parser):
+    """The options of a candidates query on ``parser``."""
+    parser.set_defaults(groups={}, current_group='')
+    parser.add_argument(
+        '--resource', metavar='<resource_class>=<value>',
+        dest='resources', action=_InGroup,
+        help='An amount of a resource class the providers of each '
+             'candidate must have free between them (of the current '
+             '--group: one provider). Repeat for each class.')
+    parser.add_argument(
+        '--required', metavar='<trait>', action=_InGroup,
+        help='A trait the candidate must have; a comma-separated '
+             'list: one of them (1.39). Repeatable.')
+    parser.add_argument(
+        '--forbidden', metavar='<trait>', action=_InGroup,
+        help='A trait the candidate must not have (1.22). '
+             'Repeatable.')
+    parser.add_argument(
+        '--member-of', metavar='<aggregate_uuid>[,...]',
+        dest='member_of', action=_InGroup,
+        help='Comma-separated aggregate UUIDs, one of which the '
+             'providers must be in (1.21); "!<uuid>" or '
+             '"!in:<uuid>,..." for aggregates they must not be in '
+             '(1.32). Repeatable.')
+    parser.add_argument(
+        '--in-tree', metavar='<provider_uuid>', dest='in_tree',
+        action=_InGroup,
+        help='Only providers of the tree of this provider (1.31).')
+    parser.add_argument(
+        '--group', metavar='<suffix>', action=_Group,
+        help='The options after it form the granular request group '
+             '<suffix>, satisfied by one provider (1.25).')
+    parser.add_argument(
+        '--group-policy', choices=['none', 'isolate'],
+        metavar='<group_policy>',
+        help='How granular groups interact: none, or isolate (each '
+             'from a different provider). Default with --group: none.')
+    parser.add_argument(
+        '--limit', metavar='<limit>', type=int,
+        help='The limit of the query (1.16).')
+    parser.add_argument(
+        '--root-required', metavar='<trait>', action='append',
+        default=[], dest='root_required',
+        help='A trait the root of the tree must have; "!<trait>" one '
+             'it must not have (1.35). Repeatable.')
+    parser.add_argument(
+        '--same-subtree', metavar='<suffix>,<suffix>[,...]',
+        action='append', default=[], dest='same_subtree',
+        help='Groups whose providers must be in one subtree (1.36). '
+             'Repeatable.')
+    return parser
+
+
+def parsed_query(parsed_args):
+    """The (key, value) parameters of the query the options name."""
+    if not any(g.get('resources') for g in parsed_args.groups.values()):
+        raise exceptions.CommandError(
+            'At least one --resource must be specified.')
+    policy = parsed_args.group_policy
+    if policy is None and any(parsed_args.groups):
+        policy = 'none'
+    return query(parsed_args.groups, policy, parsed_args.limit,
+                 parsed_args.root_required, parsed_args.same_subtree)
+
+
+def whole(found):
+    """``-f json``: the whole document."""
+    columns = sorted(found)
+    return columns, [found[c] for c in columns]
+
+
 class ExplainAllocationCandidate(command.ShowOne):
     """Explain an allocation candidates query.
 
@@ -138,73 +212,99 @@ class ExplainAllocationCandidate(command.ShowOne):
     """
 
     def get_parser(self, prog_name):
-        parser = super().get_parser(prog_name)
-        parser.set_defaults(groups={}, current_group='')
-        parser.add_argument(
-            '--resource', metavar='<resource_class>=<value>',
-            dest='resources', action=_InGroup,
-            help='An amount of a resource class the providers of each '
-                 'candidate must have free between them (of the current '
-                 '--group: one provider). Repeat for each class.')
-        parser.add_argument(
-            '--required', metavar='<trait>', action=_InGroup,
-            help='A trait the candidate must have; a comma-separated '
-                 'list: one of them (1.39). Repeatable.')
-        parser.add_argument(
-            '--forbidden', metavar='<trait>', action=_InGroup,
-            help='A trait the candidate must not have (1.22). '
-                 'Repeatable.')
-        parser.add_argument(
-            '--member-of', metavar='<aggregate_uuid>[,...]',
-            dest='member_of', action=_InGroup,
-            help='Comma-separated aggregate UUIDs, one of which the '
-                 'providers must be in (1.21); "!<uuid>" or '
-                 '"!in:<uuid>,..." for aggregates they must not be in '
-                 '(1.32). Repeatable.')
-        parser.add_argument(
-            '--in-tree', metavar='<provider_uuid>', dest='in_tree',
-            action=_InGroup,
-            help='Only providers of the tree of this provider (1.31).')
-        parser.add_argument(
-            '--group', metavar='<suffix>', action=_Group,
-            help='The options after it form the granular request group '
-                 '<suffix>, satisfied by one provider (1.25).')
-        parser.add_argument(
-            '--group-policy', choices=['none', 'isolate'],
-            metavar='<group_policy>',
-            help='How granular groups interact: none, or isolate (each '
-                 'from a different provider). Default with --group: none.')
-        parser.add_argument(
-            '--limit', metavar='<limit>', type=int,
-            help='Explain the query with this limit (1.16).')
-        parser.add_argument(
-            '--root-required', metavar='<trait>', action='append',
-            default=[], dest='root_required',
-            help='A trait the root of the tree must have; "!<trait>" one '
-                 'it must not have (1.35). Repeatable.')
-        parser.add_argument(
-            '--same-subtree', metavar='<suffix>,<suffix>[,...]',
-            action='append', default=[], dest='same_subtree',
-            help='Groups whose providers must be in one subtree (1.36). '
-                 'Repeatable.')
-        return parser
+        return add_query_options(super().get_parser(prog_name))
 
     def take_action(self, parsed_args):
         http = self.app.client_manager.placement
-        if not any(g.get('resources') for g in parsed_args.groups.values()):
-            raise exceptions.CommandError(
-                'At least one --resource must be specified.')
-        policy = parsed_args.group_policy
-        if policy is None and any(parsed_args.groups):
-            policy = 'none'
-        params = query(parsed_args.groups, policy, parsed_args.limit,
-                       parsed_args.root_required, parsed_args.same_subtree)
-        found = http.request('GET', PATH, params=params).json()
+        found = http.request('GET', PATH,
+                             params=parsed_query(parsed_args)).json()
         if parsed_args.formatter == 'json':
-            columns = sorted(found)
-            return columns, [found[c] for c in columns]
+            return whole(found)
         columns = ('allocation_candidates', 'reason', 'steps',
                    'dropped_examples')
         return columns, (found['allocation_candidates'],
                          found['reason'] or '', _steps(found),
                          _examples(found))
+
+
+class ClaimAllocationCandidate(command.Lister):
+    """Claim a group of allocation candidates.
+
+    Chooses ``--count`` candidates of the query the options name (those
+    of ``openstack allocation candidate list``) together, so that they
+    fit their providers jointly and keep the spread rule, and writes the
+    allocations of that many new consumers of ``--project`` and
+    ``--user`` in one transaction: all or none. Lists each consumer
+    with its allocations and its failure domains.
+
+    For example, three consumers of 4 VCPU in three racks::
+
+      $ openstack allocation candidate claim --resource VCPU=4 \\
+          --count 3 --project P --user U \\
+          --spread-by trait:CUSTOM_RACK_ --max-per-domain 1
+
+    This command requires at least ``--os-placement-api-version 1.10``.
+    """
+
+    def get_parser(self, prog_name):
+        parser = add_query_options(super().get_parser(prog_name))
+        parser.add_argument(
+            '--count', type=int, required=True, metavar='<count>',
+            help='How many consumers to claim for.')
+        parser.add_argument(
+            '--project', required=True, metavar='<project_id>',
+            help="The consumers' project.")
+        parser.add_argument(
+            '--user', required=True, metavar='<user_id>',
+            help="The consumers' user.")
+        parser.add_argument(
+            '--consumer-type', metavar='<consumer_type>',
+            help="The consumers' type (e.g. INSTANCE).")
+        parser.add_argument(
+            '--spread-by', metavar='root|aggregate|trait:<PREFIX>',
+            help='Failure domains: the provider tree, an aggregate of '
+                 'its root, or the trait of its root with this prefix.')
+        parser.add_argument(
+            '--max-per-domain', type=int, default=1, metavar='<k>',
+            help='At most this many consumers per domain (default 1).')
+        parser.add_argument(
+            '--preferred', action='store_true',
+            help='Relax the spread rule when it cannot be met (the '
+                 'answer says so) rather than refuse the claim.')
+        parser.add_argument(
+            '--order', choices=['pack', 'spread', 'random'],
+            metavar='pack|spread|random',
+            help='Try the candidates least free first (pack), most free '
+                 'first (spread), or at random.')
+        return parser
+
+    def take_action(self, parsed_args):
+        http = self.app.client_manager.placement
+        params = {}
+        for key, value in parsed_query(parsed_args):
+            params.setdefault(key, []).append(value)
+        members = {}
+        for _n in range(parsed_args.count):
+            member = {'project_id': parsed_args.project,
+                      'user_id': parsed_args.user,
+                      'consumer_generation': None}
+            if parsed_args.consumer_type:
+                member['consumer_type'] = parsed_args.consumer_type
+            members[str(uuid.uuid4())] = member
+        body = {'query': params, 'consumers': members}
+        if parsed_args.spread_by:
+            body['spread'] = {'by': parsed_args.spread_by,
+                              'max_per_domain': parsed_args.max_per_domain,
+                              'strict': not parsed_args.preferred}
+        if parsed_args.order:
+            body['order'] = parsed_args.order
+        found = http.request('POST', CLAIM_PATH, json=body).json()
+        columns = ('consumer', 'allocations', 'domains')
+        rows = []
+        for consumer, entry in sorted(found['allocations'].items()):
+            rows.append((consumer, ','.join(
+                '%s:%s' % (rp, ','.join('%s=%s' % item for item in sorted(
+                    alloc['resources'].items())))
+                for rp, alloc in sorted(entry['allocations'].items())),
+                ','.join(entry['domains'])))
+        return columns, rows

@@ -1,5 +1,6 @@
-"""``openstack allocation candidate explain`` (allocsvc's command in
-osc-placement's command group) against ``allocsvc-all``.
+"""``openstack allocation candidate explain`` and ``... claim``
+(allocsvc's commands in osc-placement's command group) against
+``allocsvc-all``.
 
 Scenario: two compute nodes made with osc-placement's own commands, one
 with HW_CPU_X86_AVX2 and 8 VCPU, one with 2 VCPU; the explanation of a
@@ -7,7 +8,9 @@ query that fits says how many candidates, the table marks nothing
 blocked; one asking a trait nobody has names it, marks the blocking
 step and lists the nodes it dropped; a granular query with --group,
 --group-policy and --limit; ``-f json`` gives the whole document; a
-malformed --resource is a client error.
+malformed --resource is a client error. Then a group claim: three
+providers in two racks (a trait each), two consumers spread one per
+rack, twice; five more than are left is refused, nothing written.
 """
 
 from tests.helpers.cli import ADMIN_TOKEN
@@ -87,3 +90,45 @@ def test_explain_commands(endpoint):
     assert '<resource_class>=<value>' in results[4][2]
     assert results[5][0] == 1
     assert 'At least one --resource' in results[5][2]
+
+
+def test_claim_command(endpoint):
+    rp = ('resource', 'provider')
+    made = placement(endpoint,
+                     *[[*rp, 'create', 'rack-%s' % n, '-f', 'json']
+                       for n in ('a1', 'a2', 'b1')])
+    uuids = [m[1]['uuid'] for m in made]
+    setup = placement(endpoint, ['resource', 'class', 'create',
+                                 'CUSTOM_SLOT'])
+    setup += placement(endpoint, *[
+        [*rp, 'inventory', 'set', uuid, '--resource', 'CUSTOM_SLOT=2']
+        for uuid in uuids])
+    setup += placement(
+        endpoint, ['trait', 'create', 'CUSTOM_RACK_A'],
+        ['trait', 'create', 'CUSTOM_RACK_B'],
+        [*rp, 'trait', 'set', uuids[0], '--trait', 'CUSTOM_RACK_A'],
+        [*rp, 'trait', 'set', uuids[1], '--trait', 'CUSTOM_RACK_A'],
+        [*rp, 'trait', 'set', uuids[2], '--trait', 'CUSTOM_RACK_B'])
+    assert all(r[0] == 0 for r in setup), setup
+    claim = ('allocation', 'candidate', 'claim', '--resource',
+             'CUSTOM_SLOT=1', '--project', 'p', '--user', 'u')
+    results = placement(
+        endpoint,
+        [*claim, '--count', '2', '--spread-by', 'trait:CUSTOM_RACK_',
+         '-f', 'json'],
+        [*claim, '--count', '2', '--spread-by', 'trait:CUSTOM_RACK_'],
+        [*claim, '--count', '5', '--order', 'pack', '-f', 'json'],
+    )
+    rc, members, err = results[0]
+    assert rc == 0, err
+    assert sorted(m['domains'] for m in members) == [
+        'CUSTOM_RACK_A', 'CUSTOM_RACK_B']
+    # The two racks are taken once each: a second strict claim of two
+    # still finds one slot per rack.
+    rc, table, err = results[1]
+    assert rc == 0, err
+    assert 'CUSTOM_RACK_A' in table and 'CUSTOM_RACK_B' in table
+    # Six slots, four claimed: five more cannot be had, and none is.
+    rc, _out, err = results[2]
+    assert rc == 1
+    assert 'Only 2 of the 5 consumers fit together' in err

@@ -1,6 +1,8 @@
-"""Handlers for GET /allocation_candidates (microversion 1.10 on) and
-its explanation, GET /allocation_candidates/explanation (an allocsvc
-extension, at the same microversions, taking the same query)."""
+"""Handlers for GET /allocation_candidates (microversion 1.10 on), and
+two allocsvc extensions at the same microversions: its explanation, GET
+/allocation_candidates/explanation, taking the same query, and the
+group claim, POST /allocation_candidates/claim, writing N consumers'
+allocations chosen together from such a query."""
 
 import json
 
@@ -10,9 +12,12 @@ from allocsvc.api.controllers.placement.schemas import allocation_candidate \
     as schema
 from allocsvc.api.controllers.placement.schemas import \
     allocation_candidate_explanation as explanation_schema
+from allocsvc.api.controllers.placement.schemas import group_claim \
+    as claim_schema
 from allocsvc.api.controllers.placement import util
 from allocsvc.placement import candidates
 from allocsvc.placement.candidates import explain
+from allocsvc.placement import group_claims
 from allocsvc.placement.candidates import request
 from allocsvc.placement import query
 
@@ -127,3 +132,63 @@ def explain_allocation_candidates(req):
         resp = util.json_response(req, explain.document(found))
         del found
     return resp
+
+
+def _claim_query(req, data, want):
+    """The claim's query, checked and parsed as GET
+    /allocation_candidates' at microversion ``want``."""
+    params = {key: value if isinstance(value, list) else [value]
+              for key, value in data['query'].items()}
+    util.validate(params, schema.get_schema(want),
+                  'Invalid query string parameters')
+    items = [(key, value) for key, values in params.items()
+             for value in values]
+    return request.parse(items, want, query.Limits.from_conf(util.conf(req)))
+
+
+def _claimed_document(claimed, want):
+    found = {}
+    for consumer, candidate, domains in claimed.chosen:
+        entry = {'allocations': candidate.allocations,
+                 'domains': sorted(domains)}
+        if want >= (1, 34):
+            entry['mappings'] = candidate.mappings
+        found[consumer.uuid] = entry
+    body = {'allocations': found}
+    if claimed.spread_met is not None:
+        body['spread'] = {'met': claimed.spread_met,
+                          'domains': claimed.domains}
+    return body
+
+
+@util.require_version((1, 10))
+@util.require_content('application/json')
+def claim_allocation_candidates(req):
+    """Write the allocations of N consumers chosen together from a
+    candidates query, all or none (``allocsvc.placement.group_claims``):
+    200 with each consumer's allocations, or 409
+    ``placement.group_claim.unsatisfied`` saying why."""
+    context = util.authorize(req, 'placement:allocation_candidates:claim')
+    want = util.want_version(req)
+    data = util.extract_json(req, claim_schema.CLAIM)
+    groups, wide = _claim_query(req, data, want)
+    consumers = [group_claims.Consumer(
+        uuid, body['project_id'], body['user_id'],
+        generation=body['consumer_generation'],
+        consumer_type=body.get('consumer_type'))
+        for uuid, body in sorted(data['consumers'].items())]
+    spread = None
+    if 'spread' in data:
+        rule = data['spread']
+        spread = group_claims.Spread(rule['by'],
+                                     rule.get('max_per_domain', 1),
+                                     rule.get('strict', True))
+    with candidates.gc_paused():
+        claimed = group_claims.claim(
+            context, groups, wide, consumers, spread=spread,
+            order=data.get('order'), limit=_limit(req, wide),
+            nested_aware=want >= (1, 29),
+            attempts=util.conf(
+                req).placement.allocation_conflict_retry_count,
+            check_generation=want >= (1, 28))
+    return util.json_response(req, _claimed_document(claimed, want))

@@ -100,6 +100,9 @@ ROUTE_DECLARATIONS = {
     '/allocation_candidates/explanation': {
         'GET': allocation_candidate.explain_allocation_candidates,
     },
+    '/allocation_candidates/claim': {
+        'POST': allocation_candidate.claim_allocation_candidates,
+    },
 }
 
 

@@ -12,6 +12,8 @@ from allocsvc.api.controllers.placement import util
 EXTENSIONS = (
     ('allocation_candidates_explanation',
      '/allocation_candidates/explanation', ('GET',), '1.10'),
+    ('allocation_candidates_claim',
+     '/allocation_candidates/claim', ('POST',), '1.10'),
 )
 
 
