@@ -43,6 +43,7 @@ import webob
 
 from allocsvc.api.controllers.placement import handler
 from allocsvc.api.controllers.placement.schemas import aggregate
+from allocsvc.api.controllers.placement.schemas import group_claim
 from allocsvc.api.controllers.placement.schemas import allocation
 from allocsvc.api.controllers.placement.schemas import allocation_candidate
 from allocsvc.api.controllers.placement.schemas import inventory
@@ -459,6 +460,7 @@ PLACEMENT_BODIES = {
                             reshaper.POST_1_38],
     # Takes no body.
     ('/traits/{name}', 'PUT'): [],
+    ('/allocation_candidates/claim', 'POST'): [group_claim.CLAIM],
 }
 
 # The query schemas of the Placement reads that have one.
@@ -472,6 +474,9 @@ PLACEMENT_QUERIES = {
     '/usages': [usage.GET_1_9, usage.GET_1_38],
     '/traits': [trait.LIST_QUERY],
 }
+# The explanation takes the candidates' query.
+PLACEMENT_QUERIES['/allocation_candidates/explanation'] = \
+    PLACEMENT_QUERIES['/allocation_candidates']
 _RP = '{rp}'
 _AGG = 'a9a9a9a9-a9a9-4a9a-8a9a-a9a9a9a9a9a9'
 # Valid queries of the Placement reads, for mutations to start from
@@ -499,6 +504,8 @@ PLACEMENT_QUERY_BASES = {
                 [('name', 'in:CUSTOM_FZ,HW_CPU_X86_AVX2')],
                 [('associated', 'true')]],
 }
+PLACEMENT_QUERY_BASES['/allocation_candidates/explanation'] = \
+    PLACEMENT_QUERY_BASES['/allocation_candidates']
 PLACEMENT_QUERY_NAMES = [
     'name', 'uuid', 'member_of', 'in_tree', 'resources', 'required',
     'limit', 'group_policy', 'project_id', 'user_id', 'consumer_type',
