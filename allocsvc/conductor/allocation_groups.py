@@ -191,7 +191,8 @@ def _allocate_group(context, group_id, host, conductor_id, backend, rng):
                 # Every member deleted meanwhile: nothing left to find.
                 _bind_all(context, group, [], [], host, conductor_id)
                 return db_groups.get_by_id(context, group_id)
-            offered, domains = _candidates(context, backend, group)
+            offered, domains, node_ids = _candidates(context, backend,
+                                                     group)
             offered = [uuid for uuid in offered if uuid not in lost]
             try:
                 chosen = choose(offered, len(members), group.spread,
@@ -204,7 +205,7 @@ def _allocate_group(context, group_id, host, conductor_id, backend, rng):
             claim = backend.claimer(context, members[0])
             try:
                 _bind_all(context, group, members, chosen, host,
-                          conductor_id, claim)
+                          conductor_id, claim, node_ids)
             except _Lost as exc:
                 LOG.info('Allocation group %s: %s; choosing again',
                          group.uuid, exc)
@@ -253,7 +254,13 @@ def _candidates(context, backend, group):
     domains = None
     if group.spread:
         domains = domains_of(context, offered, group.spread['by'])
-    return offered, domains
+    # The ids give the lock order (a node's id never changes).
+    ids = {}
+    for start in range(0, len(offered), 500):
+        ids.update((row.uuid, row.id) for row in context.session.execute(
+            sa.select(_NODE.c.uuid, _NODE.c.id).where(
+                _NODE.c.uuid.in_(offered[start:start + 500]))))
+    return [uuid for uuid in offered if uuid in ids], domains, ids
 
 
 @db_api.reader
@@ -274,25 +281,30 @@ def _explained(context, backend, group, needed, offered, failure):
 
 @db_api.writer
 def _bind_all(context, group, members, chosen, host, conductor_id,
-              claim=None):
+              claim=None, node_ids=None):
     """Bind ``members[i]`` to the node ``chosen`` gives it, in one
     transaction, the nodes locked in ascending id; then the group is
     ``active``. ``claim``: the back end's claimer (the members share
-    their owner). ``_Lost`` (all rolled back) for a node that cannot be
+    their owner); ``node_ids``: UUID -> node id of the ``chosen``.
+    ``_Lost`` (all rolled back) for a node that cannot be
     locked or no longer fits; ``_Stop`` when the group or a member is no
     longer this conductor's ``allocating`` one."""
-    ids = {row.uuid: row.id for row in context.session.execute(
-        sa.select(_NODE.c.uuid, _NODE.c.id).where(
-            _NODE.c.uuid.in_(sorted(chosen))))} if chosen else {}
-    order = sorted(chosen, key=lambda uuid: ids.get(uuid, 0))
-    for member, uuid in zip(members, order):
+    # Every lock first, in ascending node id, then the reads: InnoDB
+    # takes this transaction's snapshot at its first plain read, which
+    # must come after the last lock for what it reads of every node and
+    # provider to be the latest committed.
+    order = sorted(chosen, key=lambda uuid: node_ids[uuid])
+    for uuid in order:
         try:
             node_locks.reserve_in_transaction(context, uuid, host,
                                               only_free=True, column='uuid')
         except (exception.NodeLocked, exception.NodeNotAvailable,
                 exception.NodeNotFound) as exc:
             raise _Lost(uuid, exc)
-        provider, row = node_providers.lock(context, uuid, nodes.BINDABLE)
+        node_providers.lock_only(context, uuid)
+    for member, uuid in zip(members, order):
+        provider, row = node_providers.read_locked(context, uuid,
+                                                   nodes.BINDABLE)
         if row is None:
             raise _Lost(uuid, 'it was deleted')
         held = provider.used if provider is not None else 0
