@@ -165,6 +165,8 @@ _N = '/nodes'
 _N1 = '/nodes/{node_ident}'
 _A = '/allocations'
 _A1 = '/allocations/{allocation_ident}'
+_G = '/allocation_groups'
+_G1 = '/allocation_groups/{allocation_group_ident}'
 _PATCH = [('PATCH', _N1)]
 
 
@@ -449,6 +451,25 @@ _other_rules = [
     _rule('baremetal:allocation:delete', ALLOCATION_MEMBER,
           'Delete an allocation.',
           [('DELETE', _A1), ('DELETE', _N1 + '/allocation')], LEGACY_ADMIN),
+    # Allocation groups (an allocsvc extension): the defaults of the
+    # allocation rules, the group's owner in place of the allocation's.
+    _rule('baremetal:allocation_group:get', ALLOCATION_READER,
+          'Show an allocation group (an allocsvc extension). A caller '
+          'without it is told that the group does not exist.',
+          [('GET', _G1)], LEGACY_READER),
+    _rule('baremetal:allocation_group:list', API_READER,
+          'List allocation groups, limited to those the caller\'s project '
+          'owns unless it may list every project\'s allocations '
+          '(baremetal:allocation:list_all).', [('GET', _G)],
+          'rule:baremetal:allocation_group:get'),
+    _rule('baremetal:allocation_group:create', ALLOCATION_CREATOR,
+          'Create an allocation group (an allocsvc extension). The caller '
+          'needs the rules of creating its member allocations too (the '
+          'group\'s owner is the one such an allocation would get).',
+          [('POST', _G)], 'rule:is_admin and is_admin_project:True'),
+    _rule('baremetal:allocation_group:delete', ALLOCATION_MEMBER,
+          'Delete an allocation group and its member allocations.',
+          [('DELETE', _G1)], LEGACY_ADMIN),
 ]
 
 

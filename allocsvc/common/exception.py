@@ -125,6 +125,17 @@ class DuplicateNodeName(Conflict):
         super().__init__('A node with name %s already exists.' % name)
 
 
+class AllocationGroupNotFound(NotFound):
+    def __init__(self, group):
+        super().__init__('Allocation group %s could not be found.' % group)
+
+
+class AllocationGroupDuplicate(Conflict):
+    def __init__(self, what):
+        super().__init__('An allocation group with %s already exists.'
+                         % what)
+
+
 class AllocationAlreadyExists(Conflict):
     def __init__(self, uuid):
         super().__init__('An allocation with UUID %s already exists.' % uuid)

@@ -41,6 +41,7 @@ from allocsvc.common import context as ctx
 from allocsvc.common import exception
 from allocsvc.common import hardware
 from allocsvc.common import rpc
+from allocsvc.conductor import allocation_groups
 from allocsvc.conductor import allocations
 from allocsvc.conductor import backends
 from allocsvc.conductor import explain
@@ -50,6 +51,7 @@ from allocsvc.conductor import port_rules
 from allocsvc.conductor import provisioning
 from allocsvc.conductor import verbs
 from allocsvc.conductor import vifs
+from allocsvc.db.baremetal import allocation_groups as db_groups
 from allocsvc.db.baremetal import allocations as db_allocations
 
 LOG = logging.getLogger(__name__)
@@ -76,7 +78,9 @@ LOG = logging.getLogger(__name__)
 #              update_portgroup's physical_network (the group's members
 #              follow a change of it)
 # Version 1.6: preview_allocation (call)
-RPC_API_VERSION = '1.6'
+# Version 1.7: create_allocation_group (cast), destroy_allocation_group
+#              (call)
+RPC_API_VERSION = '1.7'
 
 # What PATCH /v1/allocations/{ident} may change.
 ALLOCATION_CHANGES = frozenset(('name', 'extra'))
@@ -158,6 +162,22 @@ class ConductorManager(node_actions.NodeActions):
         and why the others could not (``explain.preview``)."""
         return explain.preview(_worker_context(context), self.backend,
                                explain.Request(**request), visible_to)
+
+    @messaging.expose
+    def create_allocation_group(self, context, group_id):
+        """(1.7) Cast by the API once it has written allocation group
+        ``group_id`` and its members (``allocating``, owned by this
+        conductor): run it in the pool (``allocation_groups``)."""
+        self.spawn_group(group_id, context)
+
+    @messaging.expose
+    @rpc.translate_errors
+    def destroy_allocation_group(self, context, group_id):
+        """(1.7) Delete allocation group ``group_id``: its members as
+        ``destroy_allocation`` deletes one, then the group."""
+        context = _worker_context(context)
+        allocation_groups.destroy_group(
+            context, db_groups.get_by_id(context, group_id), self._locker())
 
     # -- the bare-metal API's writes (1.1) -----------------------------------
 
@@ -367,6 +387,33 @@ class ConductorManager(node_actions.NodeActions):
                 allocation)
         return True
 
+    def spawn_group(self, group_id, context=None):
+        """Queue allocation group ``group_id`` as ``spawn`` queues an
+        allocation (its key in the pool: ``('group', group_id)``)."""
+        key = ('group', group_id)
+        with self._lock:
+            if key in self._in_flight:
+                return True
+            if self._stopped or len(self._in_flight) >= self._capacity:
+                LOG.info('No free conductor worker for allocation group '
+                         '%s; the periodic check will start it', group_id)
+                return False
+            self._in_flight[key] = self._pool.submit(
+                self._run_group, group_id, _worker_context(context))
+        return True
+
+    def _run_group(self, group_id, context):
+        try:
+            allocation_groups.allocate_group(
+                context, group_id, self.host, self.conductor_id,
+                self.backend)
+        except Exception:
+            LOG.exception('Allocation group %s could not be processed',
+                          group_id)
+        finally:
+            with self._lock:
+                self._in_flight.pop(('group', group_id), None)
+
     def has_room(self):
         with self._lock:
             return not self._stopped and \
@@ -417,6 +464,15 @@ class ConductorManager(node_actions.NodeActions):
             if allocation.id in running:
                 continue
             if not self.spawn(allocation.id):
+                break
+            started += 1
+        # This conductor's allocation groups: their members are not in
+        # the lists above (a group binds them all together).
+        for group_id in db_groups.list_allocating_of(context,
+                                                     self.conductor_id):
+            if ('group', group_id) in running:
+                continue
+            if not self.spawn_group(group_id):
                 break
             started += 1
         if started:

@@ -107,7 +107,8 @@ class ConductorAPI:
     #      update_portgroup's physical_network (NEW_PORT_COLUMNS,
     #      NEW_PORTGROUP_COLUMNS)
     # 1.6: preview_allocation (call)
-    RPC_API_VERSION = '1.6'
+    # 1.7: create_allocation_group (cast), destroy_allocation_group (call)
+    RPC_API_VERSION = '1.7'
 
     def __init__(self, conf, transport=None):
         objects.register_all()
@@ -223,6 +224,37 @@ class ConductorAPI:
         (``allocsvc.conductor.explain.preview``)."""
         return self._call_version(context, '1.6', 'preview_allocation',
                                   request=request, visible_to=visible_to)
+
+    def create_allocation_group(self, context, group, hostname):
+        """(1.7) Hand the (already written) allocation ``group`` (its
+        ``id`` and ``uuid``) to conductor ``hostname``, as
+        ``create_allocation`` hands over an allocation: True if sent,
+        False if the broker did not take it in time (the owner's periodic
+        check starts it from the database)."""
+        if not self.client.can_send_version('1.7'):
+            raise exception.ConductorTooOld('create_allocation_group',
+                                            '1.7')
+        options = self.conf.api
+        cctxt = self.client.prepare(server=hostname, version='1.7',
+                                    retry=options.conductor_send_retries)
+        try:
+            self._bounded(options.conductor_handover_timeout, cctxt.cast,
+                          context, 'create_allocation_group',
+                          group_id=group.id)
+        except (messaging.MessagingException,) + BROKER_DOWN as exc:
+            LOG.warning('Could not send allocation group %s to conductor '
+                        '%s (%s); the conductor will start it from the '
+                        'database', group.uuid, hostname, exc)
+            return False
+        return True
+
+    @rpc.rebuild_errors
+    def destroy_allocation_group(self, context, group):
+        """(1.7) Delete allocation ``group`` and its members, freeing
+        their nodes, on the group's conductor if it is alive, else on any
+        live one."""
+        self._call_version(context, '1.7', 'destroy_allocation_group',
+                           group.conductor_affinity, group_id=group.id)
 
     # -- the bare-metal API's writes (1.1) -----------------------------------
 

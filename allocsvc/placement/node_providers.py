@@ -205,8 +205,24 @@ def lock(context, node_uuid, node_columns):
     Returns ``(provider, node)``: the provider as it is now (its
     ``used``: how many allocations it has), for ``sync``, or None if the
     node has none; the node's row, or None if there is no such node."""
+    lock_only(context, node_uuid)
+    return read_locked(context, node_uuid, node_columns)
+
+
+def lock_only(context, node_uuid):
+    """The first half of ``lock``: take the provider's row lock (its
+    generation bumped), reading nothing. For a transaction that binds
+    several nodes (an allocation group): it takes every lock before its
+    first plain read, so that InnoDB's snapshot, taken at that read, is
+    later than every lock and what it reads of each provider is the
+    latest committed."""
     context.session.execute(
         _LOCK, {'node_uuid': node_uuid, 'now': timeutils.utcnow()})
+
+
+def read_locked(context, node_uuid, node_columns):
+    """The second half of ``lock``: ``(provider, node)`` as ``lock``
+    returns them, once ``lock_only`` took the provider's lock."""
     rows = context.session.execute(_state_with_node(tuple(node_columns)),
                                    {'node_uuid': node_uuid}).all()
     if not rows:

@@ -100,3 +100,31 @@ def test_existing_nodes_get_the_new_node_fields(scratch_engine):
     assert row.retired is False and row.protected is False
     assert row.console_enabled is False and row.disable_power_off is False
     assert row.shard is None and row.network_data is None
+
+
+def test_existing_allocations_belong_to_no_group(scratch_engine):
+    # Allocations made before revision 0011 were asked for alone; the
+    # groups table starts empty and takes groups whose members refer to
+    # it.
+    migration.upgrade('0010_port_dynamic_portgroups', engine=scratch_engine)
+    old = sa.table('baremetal_allocations', *[sa.column(name) for name in (
+        'uuid', 'state', 'resource_class')])
+    allocation_uuid = uuidutils.generate_uuid()
+    with scratch_engine.begin() as conn:
+        conn.execute(old.insert().values(uuid=allocation_uuid,
+                                         state='error',
+                                         resource_class='baremetal'))
+    migration.upgrade(engine=scratch_engine)
+    groups = models.baremetal_allocation_groups
+    allocations = models.baremetal_allocations
+    with scratch_engine.begin() as conn:
+        row = conn.execute(sa.select(allocations).where(
+            allocations.c.uuid == allocation_uuid)).one()
+        assert row.group_id is None
+        assert conn.execute(sa.select(groups)).all() == []
+        group_id = conn.execute(groups.insert().values(
+            uuid=uuidutils.generate_uuid(), state='allocating',
+            resource_class='baremetal', count=1)).inserted_primary_key[0]
+        conn.execute(allocations.update().where(
+            allocations.c.uuid == allocation_uuid).values(
+                group_id=group_id))

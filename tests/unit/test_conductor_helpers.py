@@ -312,7 +312,9 @@ def test_only_the_rpc_methods_are_exposed():
         'change_node_boot_mode', 'change_node_secure_boot',
         'attach_virtual_media', 'detach_virtual_media',
         # 1.6
-        'preview_allocation'}
+        'preview_allocation',
+        # 1.7
+        'create_allocation_group', 'destroy_allocation_group'}
     # The client has a method of each name.
     assert all(callable(getattr(rpcapi.ConductorAPI, name, None))
                for name in exposed)

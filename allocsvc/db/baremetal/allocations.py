@@ -51,7 +51,11 @@ _JSON_LISTS = ('traits', 'candidate_nodes')
 _WRITABLE = frozenset(('name', 'extra', 'owner', 'last_error',
                        'resource_class', 'traits', 'candidate_nodes',
                        'node_id'))
-SORTABLE = frozenset(c.key for c in _ALLOC.c
+# The columns of Ironic's allocation: ``group_id`` (the allocation
+# group of a member, ``allocsvc.db.baremetal.allocation_groups``) is
+# none of its business.
+_COLUMNS = tuple(c for c in _ALLOC.c if c.key != 'group_id')
+SORTABLE = frozenset(c.key for c in _COLUMNS
                      if c.key not in _JSON_LISTS + ('extra',))
 
 
@@ -59,10 +63,10 @@ class Allocation:
     """An allocation as read from the database, with the UUID of its node
     (None while it has none)."""
 
-    __slots__ = tuple(c.key for c in _ALLOC.c) + ('node_uuid',)
+    __slots__ = tuple(c.key for c in _COLUMNS) + ('node_uuid',)
 
     def __init__(self, row):
-        for column in _ALLOC.c:
+        for column in _COLUMNS:
             setattr(self, column.key, getattr(row, column.key))
         for name in _JSON_LISTS:
             if getattr(self, name) is None:
@@ -90,7 +94,7 @@ class Allocation:
 
 
 def _select():
-    return sa.select(*_ALLOC.c, _NODE.c.uuid.label('node_uuid')) \
+    return sa.select(*_COLUMNS, _NODE.c.uuid.label('node_uuid')) \
         .select_from(_ALLOC.outerjoin(_NODE, _ALLOC.c.node_id == _NODE.c.id))
 
 
@@ -572,7 +576,11 @@ def take_over(context, allocation_id, old_conductor_id, new_conductor_id):
 
 
 def _allocating():
-    return _select().where(_ALLOC.c.state == states.ALLOCATING) \
+    # A group's members are bound by the group's job, all together, never
+    # one by one: resuming or taking over one alone would break the
+    # group's all or nothing.
+    return _select().where(_ALLOC.c.state == states.ALLOCATING,
+                           _ALLOC.c.group_id.is_(None)) \
         .order_by(_ALLOC.c.id)
 
 

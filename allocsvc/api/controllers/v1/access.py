@@ -288,6 +288,32 @@ def allocation_list_owner(owner):
     return project
 
 
+def authorize_allocation_group(action, group, ident=None):
+    """``group``, if the caller may ``action`` it: 404 (as if ``ident``
+    named none) when it may not even see it, else 403. Its target is
+    its owner, as an allocation's."""
+    if not _enforced():
+        return group
+    target = _allocation_target(group)
+    if not _allowed('baremetal:allocation_group:get', target):
+        raise exception.AllocationGroupNotFound(ident or group.uuid)
+    _require(action, target)
+    return group
+
+
+def allocation_group_list_owner():
+    """The owner to filter a group list on: None (every group) when
+    the caller may list every project's allocations, else its project
+    (403 when it may not list groups)."""
+    if not _enforced() or _allowed('baremetal:allocation:list_all'):
+        return None
+    project = _project()
+    if not project:
+        _require('baremetal:allocation:list_all')
+    _require('baremetal:allocation_group:list')
+    return project
+
+
 def allocation_create_owner(owner):
     """Whether the caller may create an allocation asked for ``owner``
     (None: no owner), and the owner it gets.

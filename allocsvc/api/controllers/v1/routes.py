@@ -12,6 +12,7 @@ import functools
 import webob.exc
 
 from allocsvc.api.controllers.v1 import allocation
+from allocsvc.api.controllers.v1 import allocation_group
 from allocsvc.api.controllers.v1 import allocation_preview
 from allocsvc.api.controllers.v1 import chassis
 from allocsvc.api.controllers.v1 import conductor
@@ -162,6 +163,12 @@ ROUTES = [
     # an allocation's name.
     ('/v1/allocation_preview', allocation_preview.FIRST_VERSION,
      {'POST': allocation_preview.preview_allocation}),
+    ('/v1/allocation_groups', allocation_group.FIRST_VERSION,
+     {'GET': allocation_group.list_groups,
+      'POST': allocation_group.create_group}),
+    ('/v1/allocation_groups/{group}', allocation_group.FIRST_VERSION,
+     {'GET': allocation_group.show_group,
+      'DELETE': allocation_group.delete_group}),
     ('/v1/shards', None, {'GET': shard.list_shards}),
 ] + [
     # Ironic's resources this service does not provide: a 404 saying so.

@@ -43,6 +43,8 @@ def version_document():
 # (name, path, methods, first microversion) of each extension.
 EXTENSIONS = (
     ('allocation_preview', '/v1/allocation_preview', ('POST',), '1.52'),
+    ('allocation_groups', '/v1/allocation_groups',
+     ('DELETE', 'GET', 'POST'), '1.52'),
 )
 
 
