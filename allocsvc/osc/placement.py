@@ -241,7 +241,7 @@ class ClaimAllocationCandidate(command.Lister):
 
       $ openstack allocation candidate claim --resource VCPU=4 \\
           --count 3 --project P --user U \\
-          --spread-by trait:CUSTOM_RACK_ --max-per-domain 1
+          --spread-by trait:CUSTOM_RACK_ --max-per-domain 1 --strict
 
     This command requires at least ``--os-placement-api-version 1.10``.
     """
@@ -268,9 +268,9 @@ class ClaimAllocationCandidate(command.Lister):
             '--max-per-domain', type=int, default=1, metavar='<k>',
             help='At most this many consumers per domain (default 1).')
         parser.add_argument(
-            '--preferred', action='store_true',
-            help='Relax the spread rule when it cannot be met (the '
-                 'answer says so) rather than refuse the claim.')
+            '--strict', action='store_true',
+            help='Refuse the claim when the spread rule cannot be met, '
+                 'rather than relax it (the answer says so).')
         parser.add_argument(
             '--order', choices=['pack', 'spread', 'random'],
             metavar='pack|spread|random',
@@ -295,7 +295,7 @@ class ClaimAllocationCandidate(command.Lister):
         if parsed_args.spread_by:
             body['spread'] = {'by': parsed_args.spread_by,
                               'max_per_domain': parsed_args.max_per_domain,
-                              'strict': not parsed_args.preferred}
+                              'strict': parsed_args.strict}
         if parsed_args.order:
             body['order'] = parsed_args.order
         found = http.request('POST', CLAIM_PATH, json=body).json()

@@ -13,7 +13,8 @@ Two stages, as a scheduler's claim has, but for N at once:
    providers have room -- and while the spread rule allows: at most K
    consumers per failure domain, a domain being the candidate's tree
    (``root``), an aggregate of its root (``aggregate``) or the value of
-   a trait of its root with a prefix (``trait:CUSTOM_RACK_``). A strict
+   a trait of its root with a prefix (``trait:CUSTOM_RACK_``); a
+   candidate in no domain of the kind keeps no rule. A strict
    rule that cannot be met, or fewer than N candidates that fit
    together, is a 409 saying why (with the explanation's reason when the
    query finds nothing at all); a preferred rule that cannot be met is
@@ -62,7 +63,7 @@ class Spread:
 
     __slots__ = ('by', 'most', 'strict')
 
-    def __init__(self, by, most=1, strict=True):
+    def __init__(self, by, most=1, strict=False):
         self.by = by
         self.most = most
         self.strict = strict
@@ -120,10 +121,10 @@ def _domains_of(context, spread, roots):
                    _TRAIT.c.name.startswith(prefix, autoescape=True)))
     for root, name in rows:
         found[root].add(name)
-    # A root in no domain of the kind is in the domain of those: they
-    # may all be one rack for all the service knows.
-    return {root: frozenset(names or ['(none)'])
-            for root, names in found.items()}
+    # A root in no domain of the kind can keep no strict rule (it may
+    # share a rack with any other, for all the service knows), as a
+    # node in none cannot in a bare-metal group.
+    return {root: frozenset(names) for root, names in found.items()}
 
 
 def _root_of(candidate, summaries):
@@ -196,8 +197,8 @@ def _pick(ordered, summaries, consumers, spread, domains_of,
 
     def try_take(candidate):
         domains = domains_of(candidate)
-        if spread is not None and any(
-                counts.get(d, 0) >= spread.most for d in domains):
+        if spread is not None and (not domains or any(
+                counts.get(d, 0) >= spread.most for d in domains)):
             return False
         if not _fits(candidate, summaries, taken):
             return False

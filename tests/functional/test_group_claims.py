@@ -115,14 +115,16 @@ def test_spread_strict_met_and_unmet(app, by):
     nodes(app, 2, rack='A')
     nodes(app, 2, rack='B')
     resp, members = claim(app, {'resources': 'VCPU:1'}, 2,
-                          spread={'by': by, 'max_per_domain': 1})
+                          spread={'by': by, 'max_per_domain': 1,
+                                  'strict': True})
     assert resp.status_int == 200, resp.text
     domains = [tuple(c['domains'])
                for c in resp.json['allocations'].values()]
     assert len(set(domains)) == 2
     assert resp.json['spread']['met'] is True
     resp, members = claim(app, {'resources': 'VCPU:1'}, 3,
-                          spread={'by': by, 'max_per_domain': 1})
+                          spread={'by': by, 'max_per_domain': 1,
+                                  'strict': True})
     assert resp.status_int == 409
     assert 'cannot keep the spread rule' in resp.json['errors'][0]['detail']
     assert held(app, members) == []
@@ -132,11 +134,22 @@ def test_spread_preferred_is_relaxed_and_said(app):
     nodes(app, 1, rack='A')
     nodes(app, 1, rack='B')
     resp, members = claim(app, {'resources': 'VCPU:1'}, 3,
-                          spread={'by': 'root', 'max_per_domain': 1,
-                                  'strict': False})
+                          spread={'by': 'root', 'max_per_domain': 1})
     assert resp.status_int == 200, resp.text
     assert resp.json['spread']['met'] is False
     assert len(held(app, members)) == 3
+
+
+def test_a_root_in_no_domain_keeps_no_strict_rule(app):
+    nodes(app, 1, rack='A')
+    nodes(app, 1)
+    resp, members = claim(app, {'resources': 'VCPU:1'}, 2,
+                          spread={'by': 'aggregate', 'strict': True})
+    assert resp.status_int == 409
+    resp, members = claim(app, {'resources': 'VCPU:1'}, 2,
+                          spread={'by': 'aggregate'})
+    assert resp.status_int == 200
+    assert resp.json['spread']['met'] is False
 
 
 def test_pack_and_spread_orders(app):

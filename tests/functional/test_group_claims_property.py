@@ -29,8 +29,9 @@ from tests.helpers import apps
 
 pytestmark = pytest.mark.slow
 
-SPREADS = (None, {'by': 'root'}, {'by': 'aggregate', 'max_per_domain': 2},
-           {'by': 'trait:CUSTOM_T', 'strict': False})
+SPREADS = (None, {'by': 'root', 'strict': True},
+           {'by': 'aggregate', 'max_per_domain': 2, 'strict': True},
+           {'by': 'trait:CUSTOM_T'})
 
 
 def _usages(app, world):
@@ -86,7 +87,7 @@ def _check(app, world, req, count, spread, order, repro):
         for rc, amount in used.items():
             assert amount <= world.providers[rp].inventory[rc].capacity, (
                 repro, rp, rc)
-    if spread and spread.get('strict', True):
+    if spread and spread.get('strict'):
         most = spread.get('max_per_domain', 1)
         assert all(n <= most for n in resp.json['spread']['domains']
                    .values()), (repro, resp.json)

@@ -115,8 +115,9 @@ def test_claim_command(endpoint):
     results = placement(
         endpoint,
         [*claim, '--count', '2', '--spread-by', 'trait:CUSTOM_RACK_',
-         '-f', 'json'],
-        [*claim, '--count', '2', '--spread-by', 'trait:CUSTOM_RACK_'],
+         '--strict', '-f', 'json'],
+        [*claim, '--count', '2', '--spread-by', 'trait:CUSTOM_RACK_',
+         '--strict'],
         [*claim, '--count', '5', '--order', 'pack', '-f', 'json'],
     )
     rc, members, err = results[0]

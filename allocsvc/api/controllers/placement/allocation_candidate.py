@@ -182,7 +182,7 @@ def claim_allocation_candidates(req):
         rule = data['spread']
         spread = group_claims.Spread(rule['by'],
                                      rule.get('max_per_domain', 1),
-                                     rule.get('strict', True))
+                                     rule.get('strict', False))
     with candidates.gc_paused():
         claimed = group_claims.claim(
             context, groups, wide, consumers, spread=spread,
