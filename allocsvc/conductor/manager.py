@@ -501,6 +501,26 @@ class ConductorManager(node_actions.NodeActions):
                 self.spawn(allocation.id)
         return won
 
+    def take_over_groups(self, context, orphans):
+        """Claim each allocation group of ``orphans`` (``(group id,
+        dead owner)``) with its members by compare-and-swap and run the
+        ones won from the start (a group binds its nodes in one
+        transaction: a dead owner left none bound), while the pool has
+        room. Returns the ids won."""
+        won = []
+        for group_id, owner in orphans:
+            if owner == self.conductor_id:
+                continue
+            if not self.has_room():
+                break
+            if db_groups.take_over(context, group_id, owner,
+                                   self.conductor_id):
+                LOG.info('Conductor %s took over allocation group %s from '
+                         'conductor %s', self.host, group_id, owner)
+                won.append(group_id)
+                self.spawn_group(group_id)
+        return won
+
     def stop(self, timeout=None):
         """Accept no more work, drop what waits for a worker (it stays
         ``allocating`` in the database for the next owner) and wait for

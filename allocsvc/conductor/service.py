@@ -54,6 +54,7 @@ from allocsvc.common import hardware
 from allocsvc.common import rpc
 from allocsvc.conductor import coordination
 from allocsvc.conductor import manager
+from allocsvc.db.baremetal import allocation_groups as db_groups
 from allocsvc.db.baremetal import allocations as db_allocations
 from allocsvc.db.baremetal import conductors as db_conductors
 from allocsvc.db.baremetal import node_locks
@@ -174,8 +175,9 @@ class ConductorService(service.Service):
 
     def check_allocations(self):
         """Release dead conductors' locks, take over dead conductors'
-        allocations and the stuck ones, start own allocations left
-        waiting. Returns the ids of the allocations taken over."""
+        allocations and the stuck ones, and their allocation groups,
+        start own allocations left waiting. Returns the ids of the
+        allocations taken over."""
         options = self.conf.conductor
         context = ctx.get_admin_context()
         by_database, by_membership = self.dead_conductors(context)
@@ -198,6 +200,11 @@ class ConductorService(service.Service):
                 seen.add(allocation.id)
                 unique.append(allocation)
         won = self.manager.take_over(context, unique)
+        orphans = db_groups.list_orphaned(context, options.heartbeat_timeout)
+        for conductor in by_membership:
+            orphans += [(group_id, conductor.id) for group_id in
+                        db_groups.list_allocating_of(context, conductor.id)]
+        self.manager.take_over_groups(context, orphans)
         self.manager.resume(context)
         return won
 

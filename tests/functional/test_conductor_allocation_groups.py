@@ -22,6 +22,8 @@ Scenarios:
   group binds them).
 """
 
+import threading
+
 import pytest
 import sqlalchemy as sa
 
@@ -30,6 +32,7 @@ from allocsvc.conductor import allocation_groups
 from allocsvc.conductor import mirror
 from allocsvc.db.baremetal import allocation_groups as db_groups
 from allocsvc.db.baremetal import allocations as db_allocations
+from allocsvc.db.baremetal import conductors as db_conductors
 from allocsvc.db.baremetal import node_locks
 from allocsvc.db.baremetal import nodes as db_nodes
 from allocsvc.db import api as db_api
@@ -263,3 +266,43 @@ def test_choose_is_joint():
     chosen = allocation_groups.choose(list(domains), 3, spread, domains)
     assert len(set(chosen)) == 3
     assert {domains[u] for u in chosen} >= {1, 2}
+
+
+def test_a_dead_conductors_groups_are_taken_over_whole(harness):
+    # Groups written for a conductor that died before running them (a
+    # group binds its nodes in one transaction: a dead owner left none
+    # bound); two live conductors race for them, each group goes whole
+    # to one of them and ends active with all its nodes.
+    harness.nodes(6)
+    gone = db_conductors.register(harness.context, harness.host('gone'))
+    groups = [db_groups.create_group(harness.context, dict(
+        resource_class='baremetal', traits=[], candidate_nodes=[],
+        owner=None, count=3, spread=None, conductor_affinity=gone.id))
+        for _ in range(2)]
+    db_conductors.unregister(harness.context, gone.hostname)
+    one = harness.start_conductor('one')
+    two = harness.start_conductor('two')
+    barrier = threading.Barrier(2)
+
+    def check(svc):
+        barrier.wait()
+        svc.check_allocations()
+
+    threads = [threading.Thread(target=check, args=(svc,))
+               for svc in (one, two)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    bound = []
+    for group in groups:
+        done = final(harness, group)
+        assert done.state == states.ACTIVE, done.last_error
+        assert done.conductor_affinity in (one.conductor_id,
+                                           two.conductor_id)
+        for member in done.members:
+            record = db_allocations.get_by_id(harness.context, member.id)
+            assert record.state == states.ACTIVE
+            assert record.conductor_affinity == done.conductor_affinity
+            bound.append(member.node_uuid)
+    assert len(set(bound)) == 6

@@ -13,6 +13,8 @@ as for allocations (``allocsvc.db.baremetal.allocations``). States
 change through the allocation machine of ``allocsvc.common.states``.
 """
 
+import datetime
+
 from oslo_db import exception as db_exc
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
@@ -237,4 +239,62 @@ def withdraw_group(context, group_id):
     context.session.execute(_ALLOC.delete().where(
         _ALLOC.c.group_id == group_id))
     context.session.execute(_GROUP.delete().where(_GROUP.c.id == group_id))
+    return True
+
+
+@db_api.reader
+def list_orphaned(context, heartbeat_timeout):
+    """``(group id, owner)`` of the ``allocating`` groups whose owner is
+    dead -- offline, or silent for more than ``heartbeat_timeout``
+    seconds -- oldest first, liveness judged in the same query (as
+    ``allocations.list_orphaned``).
+
+    SELECT g.id, g.conductor_affinity FROM baremetal_allocation_groups g
+    JOIN conductors c ON c.id = g.conductor_affinity
+    WHERE g.state = 'allocating'
+      AND (NOT c.online OR c.heartbeat_at IS NULL
+           OR c.heartbeat_at < :cutoff)
+    """
+    cutoff = timeutils.utcnow() - datetime.timedelta(
+        seconds=heartbeat_timeout)
+    cond = models.conductors
+    query = (sa.select(_GROUP.c.id, _GROUP.c.conductor_affinity)
+             .join_from(_GROUP, cond,
+                        cond.c.id == _GROUP.c.conductor_affinity)
+             .where(_GROUP.c.state == states.ALLOCATING,
+                    sa.or_(cond.c.online == sa.false(),
+                           cond.c.heartbeat_at.is_(None),
+                           cond.c.heartbeat_at < cutoff))
+             .order_by(_GROUP.c.id))
+    return [tuple(row) for row in context.session.execute(query)]
+
+
+@db_api.writer
+def take_over(context, group_id, old_conductor_id, new_conductor_id):
+    """Move the ``allocating`` group and its ``allocating`` members from
+    ``old_conductor_id`` to ``new_conductor_id``, in one transaction;
+    True if this call won. A group's job binds all its members in one
+    transaction, so a group whose owner died has none of them bound:
+    the new owner runs it from the start.
+
+    UPDATE baremetal_allocation_groups SET conductor_affinity = :new
+    WHERE id = :id AND conductor_affinity = :old AND state = 'allocating'
+    -- then, if that won:
+    UPDATE baremetal_allocations SET conductor_affinity = :new
+    WHERE group_id = :id AND state = 'allocating'
+    """
+    now = timeutils.utcnow()
+    result = context.session.execute(
+        _GROUP.update()
+        .where(_GROUP.c.id == group_id,
+               _GROUP.c.conductor_affinity == old_conductor_id,
+               _GROUP.c.state == states.ALLOCATING)
+        .values(conductor_affinity=new_conductor_id, updated_at=now))
+    if result.rowcount != 1:
+        return False
+    context.session.execute(
+        _ALLOC.update()
+        .where(_ALLOC.c.group_id == group_id,
+               _ALLOC.c.state == states.ALLOCATING)
+        .values(conductor_affinity=new_conductor_id, updated_at=now))
     return True
