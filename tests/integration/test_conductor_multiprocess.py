@@ -26,6 +26,7 @@ test instead of skipping it.
 
 import concurrent.futures
 import pathlib
+import random
 import socket
 import sys
 import threading
@@ -40,6 +41,7 @@ from allocsvc.common import rpc
 from allocsvc.common import states
 from allocsvc.conductor import mirror
 from allocsvc.conductor import rpcapi
+from allocsvc.db.baremetal import allocation_groups as db_groups
 from allocsvc.db.baremetal import allocations as db_allocations
 from allocsvc.db.baremetal import conductors
 from allocsvc.db.baremetal import nodes
@@ -308,3 +310,140 @@ def test_killed_conductor_work_is_taken_over(cluster):
     assert not row.alive
     assert cluster.procs[cluster.hosts[1]].poll() is None
     assert cluster.procs[cluster.hosts[2]].poll() is None
+
+
+# -- allocation groups ------------------------------------------------------
+
+RACKS = 4
+GROUP_NODES = 200
+GROUP_CLIENTS = 24
+
+
+def _make_racked_nodes(context, count):
+    """``count`` nodes, a quarter in each rack (trait CUSTOM_RACK_<n>)."""
+    made = _make_nodes(context, count)
+    for index, node in enumerate(made):
+        mirror.set_traits(context, node.id, ['CUSTOM_RACK_%d' % (
+            index % RACKS)])
+    return made
+
+
+def _create_group(cluster, count, spread):
+    """Write a group and its members for a picked conductor, as the API
+    does, and cast it; return the group's id."""
+    conductor = cluster.rpcapi.pick_conductor(cluster.context)
+    group = db_groups.create_group(cluster.context, {
+        'resource_class': 'baremetal', 'traits': [], 'candidate_nodes': [],
+        'owner': None, 'count': count, 'spread': spread,
+        'conductor_affinity': conductor.id})
+    cluster.rpcapi.create_allocation_group(cluster.context, group,
+                                           conductor.hostname)
+    return group.id
+
+
+def _settle_groups(context):
+    def settled():
+        groups = db_groups.list_groups(context)
+        if any(g.state == states.ALLOCATING for g in groups):
+            return None
+        rows = db_allocations.list_allocations(context)
+        if any(r.state == states.ALLOCATING for r in rows):
+            return None
+        return groups, rows
+    return waiting.wait_for(settled, WAIT, interval=0.05, fail=False)
+
+
+@pytest.mark.parametrize('db', ['mysql'], indirect=True)
+def test_killed_conductor_never_leaves_a_partial_group(cluster):
+    """200 nodes in 4 racks; 24 clients creating groups of 1 to 12 (half
+    of them spread strictly over the racks), single allocations, and
+    deletes of single allocations; one conductor SIGKILLed mid-run. At
+    the end nothing is allocating, no node is in two allocations, every
+    group is active with all its members bound on distinct nodes and
+    its rule kept, or in error with none of its members holding a
+    node."""
+    made = _make_racked_nodes(cluster.context, GROUP_NODES)
+    rack_of = {n.uuid: 'CUSTOM_RACK_%d' % (i % RACKS)
+               for i, n in enumerate(made)}
+    victim = cluster.hosts[0]
+    asked = [0]
+    lock = threading.Lock()
+    killed = threading.Event()
+    singles = []
+
+    def client(seed):
+        rng = random.Random(seed)
+        while True:
+            with lock:
+                if asked[0] >= GROUP_NODES + GROUP_NODES // 2:
+                    return
+            roll = rng.random()
+            if roll < 0.6:
+                count = rng.randint(1, 12)
+                spread = None
+                if rng.random() < 0.5:
+                    spread = {'by': 'trait:CUSTOM_RACK_', 'strict': True,
+                              'max_per_domain': -(-count // RACKS)}
+                _create_group(cluster, count, spread)
+            elif roll < 0.9 or not singles:
+                count = 1
+                allocation_id, _owner = _allocate(cluster)
+                with lock:
+                    singles.append(allocation_id)
+            else:
+                count = 0
+                with lock:
+                    allocation_id = singles.pop(rng.randrange(len(singles)))
+                record = _final(cluster.context, allocation_id)
+                if record is not None and record.state == states.ACTIVE:
+                    try:
+                        cluster.rpcapi.destroy_allocation(
+                            cluster.context, objects.Allocation.get_by_id(
+                                cluster.context, allocation_id))
+                    except (exception.AllocationNotFound,
+                            exception.NodeLocked,
+                            exception.NoConductorAvailable):
+                        # (The last: the call went to the conductor
+                        # killed, not yet known dead; issue 33.)
+                        pass
+            with lock:
+                asked[0] += count
+                if asked[0] >= GROUP_NODES // 3 and not killed.is_set():
+                    killed.set()
+                    cluster.kill(victim)
+
+    with concurrent.futures.ThreadPoolExecutor(GROUP_CLIENTS) as pool:
+        list(pool.map(client, range(GROUP_CLIENTS)))
+    assert killed.is_set()
+    settled = _settle_groups(cluster.context)
+    assert settled is not None, 'left allocating\n' + cluster.output()
+    groups, rows = settled
+    holders = {}
+    for row in rows:
+        if row.node_id is not None:
+            assert row.state == states.ACTIVE, row.uuid
+            assert row.node_id not in holders, row.uuid
+            holders[row.node_id] = row
+    by_id = {row.id: row for row in rows}
+    assert groups
+    for group in groups:
+        members = [by_id[m.id] for m in group.members if m.id in by_id]
+        if group.state == states.ACTIVE:
+            assert all(m.state == states.ACTIVE for m in members), group.uuid
+            nodes_of = [m.node_uuid for m in members]
+            assert len(set(nodes_of)) == len(nodes_of)
+            if group.spread:
+                per_rack = {}
+                for uuid_ in nodes_of:
+                    per_rack[rack_of[uuid_]] = per_rack.get(
+                        rack_of[uuid_], 0) + 1
+                assert max(per_rack.values()) <= \
+                    group.spread['max_per_domain'], group.uuid
+        else:
+            assert group.state == states.ERROR, group.uuid
+            assert all(m.node_id is None for m in members), group.uuid
+    for node in nodes.list_nodes(cluster.context):
+        assert node.reservation is None, node.uuid
+        holder = holders.get(node.id)
+        assert node.instance_uuid == (holder.uuid if holder else None)
+    assert cluster.procs[cluster.hosts[1]].poll() is None
