@@ -83,6 +83,11 @@ def parse_args(argv):
                    help='comma-separated node counts')
     p.add_argument('--clients', default='1,10,50',
                    help='comma-separated client counts')
+    p.add_argument('--groups', type=int, metavar='COUNT',
+                   help='instead of the workload: time one allocation '
+                   'group of COUNT nodes against COUNT single allocations '
+                   '(10 repetitions each) on each node count, all nodes of '
+                   'one resource class')
     p.add_argument('--json', metavar='FILE', help='also write JSON here')
     p.add_argument('--keep', action='store_true',
                    help='keep the work directory (configs and logs)')
@@ -268,6 +273,15 @@ def main(argv=None):
             log('%s: %d nodes, clients %s, %s back end'
                 % (url, nodes, args.clients, args.backend))
             client = baremetal.Client(url)
+            if args.groups:
+                classes = baremetal.resource_classes(1)
+                log('enrolling %d nodes' % nodes)
+                baremetal.enrol(client, nodes, classes)
+                log('groups of %d against single allocations' % args.groups)
+                res = dict(baremetal.groups(client, classes[0], args.groups),
+                           nodes=nodes)
+                results.append(res)
+                continue
             res = baremetal.run(client, nodes, args.clients, log=log,
                                 backend=rp_backend(client, args))
             results.append(res)
@@ -279,6 +293,19 @@ def main(argv=None):
                 proc.stop()
             if db is not None:
                 db.drop()
+    if args.groups:
+        print('Allocation groups: %s, database %s, %s conductor(s), '
+              'allocation back end %s, 10 repetitions, client-side times '
+              'from the first POST to the last active seen' % (
+                  meta['target'], meta['db'], meta['conductors'],
+                  meta['backend']))
+        for res in results:
+            print('  %d nodes: one group of %d: p50 %.0f ms, p95 %.0f ms; '
+                  '%d single allocations: p50 %.0f ms, p95 %.0f ms' % (
+                      res['nodes'], res['count'], res['group_p50_ms'],
+                      res['group_p95_ms'], res['count'],
+                      res['singles_p50_ms'], res['singles_p95_ms']))
+        return 0
     print('Bare-metal workload: %s, database %s, %s conductor(s), '
           'allocation back end %s, %d resource classes, half the clients '
           'asking for a trait' % (meta['target'], meta['db'],

@@ -453,3 +453,49 @@ def run(client, nodes, clients_list, class_count=3, log=lambda msg: None,
             'error_samples': result.errors[:5],
             'check': verdict})
     return out
+
+
+def _wait_group(client, ident, deadline_s=120):
+    """Poll the allocation group until it leaves ``allocating``."""
+    delay, end = FIRST_POLL_S, time.perf_counter() + deadline_s
+    while True:
+        body = client.check('GET', '/v1/allocation_groups/%s' % ident)
+        if body['state'] != 'allocating':
+            return body
+        if time.perf_counter() > end:
+            raise RuntimeError('group %s still allocating after %ss'
+                               % (ident, deadline_s))
+        time.sleep(delay)
+        delay = min(delay * 1.5, MAX_POLL_S)
+
+
+def groups(client, resource_class, count=100, reps=10):
+    """Time to active of one allocation group of ``count`` nodes, and of
+    ``count`` single allocations posted at once (each awaited), ``reps``
+    times each, alternating; everything released between repetitions.
+    Times are the client's: from the first POST to the last active seen
+    (polling grows to ``MAX_POLL_S``)."""
+    grouped, singles = [], []
+    for _ in range(reps):
+        start = time.perf_counter()
+        group = client.check('POST', '/v1/allocation_groups', {
+            'resource_class': resource_class, 'count': count})
+        final = _wait_group(client, group['uuid'])
+        grouped.append(time.perf_counter() - start)
+        if final['state'] != 'active':
+            raise RuntimeError(final['last_error'])
+        client.check('DELETE', '/v1/allocation_groups/%s' % group['uuid'])
+        start = time.perf_counter()
+        made = [client.check('POST', '/v1/allocations', {
+            'resource_class': resource_class})['uuid'] for _ in range(count)]
+        for ident in made:
+            final, problem = _wait(client, ident, 120)
+            if problem or final['state'] != 'active':
+                raise RuntimeError(problem or final['last_error'])
+        singles.append(time.perf_counter() - start)
+        for ident in made:
+            client.check('DELETE', '/v1/allocations/%s' % ident)
+    return {'count': count, 'reps': reps,
+            'group_p50_ms': _ms(grouped, 50), 'group_p95_ms': _ms(grouped, 95),
+            'singles_p50_ms': _ms(singles, 50),
+            'singles_p95_ms': _ms(singles, 95)}
