@@ -6,10 +6,11 @@ Scenario: four nodes of one resource class in two conductor groups,
 made with the Ironic client's own commands. A group of two spread
 strictly over conductor groups becomes active (``--wait``) on one node
 of each; its members are listed by ``openstack baremetal allocation
-list``; ``show`` by name and ``list`` find it; a group of three when
-two nodes are left ends in error saying so; ``delete`` removes both
-and frees the nodes; an unknown group is the API's 404, shown as an
-error.
+list``, and one is shown and deleted by the allocation commands (the
+group then has one node fewer); ``show`` by name and ``list`` find it;
+a group of three when two nodes are left ends in error saying so;
+``delete`` removes both and frees the nodes; an unknown group is the
+API's 404, shown as an error.
 """
 
 from tests.helpers.cli import cli
@@ -73,6 +74,25 @@ def test_group_commands(endpoint):
     rc, table, err = results[5]
     assert rc == 0, err
     assert 'by conductor_group, at most 1 per domain, strict' in table
+
+    # A member is an allocation to the allocation commands: shown, and
+    # deleted, the group then holding one node fewer.
+    member = [a for a in listed if a['name'] == 'pair-0'][0]
+    results = cli(
+        endpoint,
+        [*alloc, 'show', 'pair-0', '-f', 'json'],
+        [*alloc, 'delete', 'pair-0'],
+        [*group, 'show', 'pair', '-f', 'json'],
+    )
+    rc, shown, err = results[0]
+    assert rc == 0, err
+    assert (shown['uuid'], shown['node_uuid'], shown['state']) == (
+        member['uuid'], member['node_uuid'], 'active')
+    assert results[1][0] == 0, results[1][2]
+    rc, fewer, err = results[2]
+    assert rc == 0, err
+    assert [m['uuid'] for m in fewer['members']] == [
+        m['uuid'] for m in pair['members'] if m['uuid'] != member['uuid']]
 
     results = cli(
         endpoint,
