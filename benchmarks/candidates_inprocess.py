@@ -190,6 +190,17 @@ def _compare_explanation(client, name, path, reps):
               resp.body['allocation_candidates']))
 
 
+def client_on(db):
+    """An InProcessClient of the whole application on the benchmark
+    database ``db`` (``bench.servers.Database``), its schema made."""
+    conf = config.prepare([], default_config_files=[])
+    conf.set_override('connection', db.url, group='database')
+    engine = sa.create_engine(db.url)
+    migration.upgrade(engine=engine)
+    engine.dispose()
+    return InProcessClient(api_app.setup_app(conf))
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--db', choices=('sqlite', 'mysql', 'postgresql'),
@@ -206,12 +217,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     db = servers.Database(args.db, tempfile.gettempdir(), 'inproc')
     try:
-        conf = config.prepare([], default_config_files=[])
-        conf.set_override('connection', db.url, group='database')
-        engine = sa.create_engine(db.url)
-        migration.upgrade(engine=engine)
-        engine.dispose()
-        client = InProcessClient(api_app.setup_app(conf))
+        client = client_on(db)
         ctx = scenarios.Context(args.scale, 1, 1, 1, [1], 1, 1)
         paths = {}
         for name in args.scenarios.split(','):

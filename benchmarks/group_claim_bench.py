@@ -27,14 +27,9 @@ import tempfile
 import time
 import uuid
 
-import sqlalchemy as sa
-
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from allocsvc.api import app as api_app  # noqa: E402
-from allocsvc.common import config  # noqa: E402
 from allocsvc.db import api as db_api  # noqa: E402
-from allocsvc.db import migration  # noqa: E402
 from bench import scenarios  # noqa: E402
 from bench import servers  # noqa: E402
 import candidates_inprocess  # noqa: E402
@@ -98,12 +93,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     db = servers.Database(args.db, tempfile.gettempdir(), 'groupclaim')
     try:
-        conf = config.prepare([], default_config_files=[])
-        conf.set_override('connection', db.url, group='database')
-        engine = sa.create_engine(db.url)
-        migration.upgrade(engine=engine)
-        engine.dispose()
-        client = candidates_inprocess.InProcessClient(api_app.setup_app(conf))
+        client = candidates_inprocess.client_on(db)
         ctx = scenarios.Context(args.scale, 1, 1, 1, [1], 1, 1)
         scenarios.SCENARIOS['shapes'](client, ctx)
         for _ in range(2):

@@ -153,6 +153,26 @@ def _filter_value(key, value):
 
 # -- creation ----------------------------------------------------------------
 
+def node_choice(body, rule):
+    """The fields of a (validated) request ``body`` that choose a node
+    -- ``resource_class``, ``traits``, ``candidate_nodes`` (as UUIDs),
+    ``owner`` -- read as an allocation's are: the 406 for ``owner``
+    below 1.60, policy ``rule``, then the owner the caller's allocation
+    would get. For the extensions that choose nodes as an allocation
+    does (the preview, allocation groups)."""
+    owner = body.get('owner')
+    if owner is not None and not utils.allowed(OWNER_VERSION):
+        raise utils.NotAcceptable('Request not acceptable.')
+    access.authorize(rule)
+    return {
+        'resource_class': body['resource_class'],
+        'traits': list(body.get('traits') or []),
+        'candidate_nodes': resolve_candidates(
+            body.get('candidate_nodes') or []),
+        'owner': access.allocation_create_owner(owner),
+    }
+
+
 def resolve_candidates(idents):
     """Node idents -> node UUIDs in the request's order; 400 naming those
     that are not nodes (Ironic's "Nodes cannot be found: ..."). Nodes

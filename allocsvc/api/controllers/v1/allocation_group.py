@@ -104,21 +104,10 @@ def _hand_over(ctx, rpcapi, values, member_names):
 def create_group(body):
     """``POST /v1/allocation_groups``: 201, the group as created."""
     body = schema.validate(utils.json_body(body))
-    owner = body.get('owner')
-    if owner is not None and not utils.allowed(allocation.OWNER_VERSION):
-        raise utils.NotAcceptable('Request not acceptable.')
-    access.authorize('baremetal:allocation_group:create')
-    owner = access.allocation_create_owner(owner)
-    values = {
-        'name': body.get('name'),
-        'resource_class': body['resource_class'],
-        'traits': list(body.get('traits') or []),
-        'candidate_nodes': allocation.resolve_candidates(
-            body.get('candidate_nodes') or []),
-        'owner': owner,
-        'count': body['count'],
-        'spread': _spread(body.get('spread')),
-    }
+    values = dict(allocation.node_choice(
+        body, 'baremetal:allocation_group:create'),
+        name=body.get('name'), count=body['count'],
+        spread=_spread(body.get('spread')))
     ctx = utils.context()
     try:
         group = _hand_over(ctx, utils.rpcapi(), values,

@@ -43,17 +43,6 @@ FIRST_VERSION = allocation.FIRST_VERSION
 def preview_allocation(body):
     """``POST /v1/allocation_preview``: 200, the preview."""
     body = schema.validate(utils.json_body(body))
-    owner = body.get('owner')
-    if owner is not None and not utils.allowed(allocation.OWNER_VERSION):
-        raise utils.NotAcceptable('Request not acceptable.')
-    access.authorize('baremetal:allocation:preview')
-    owner = access.allocation_create_owner(owner)
-    request = {
-        'resource_class': body['resource_class'],
-        'traits': list(body.get('traits') or []),
-        'candidate_nodes': allocation.resolve_candidates(
-            body.get('candidate_nodes') or []),
-        'owner': owner,
-    }
+    request = allocation.node_choice(body, 'baremetal:allocation:preview')
     return utils.rpcapi().preview_allocation(
         utils.context(), request, access.preview_project())
