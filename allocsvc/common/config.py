@@ -102,7 +102,7 @@ api_opts = [
              'allocation is answered as usual (see '
              'conductor_handover_timeout).'),
     cfg.FloatOpt(
-        'conductor_handover_timeout', default=3.0, min=0.1,
+        'conductor_handover_timeout', default=1.0, min=0.1,
         help='The most seconds POST /v1/allocations waits for the message '
              'broker to take the message that hands a new allocation to '
              'its conductor. The allocation is written to the database '
@@ -111,20 +111,69 @@ api_opts = [
              'answers 201 with the allocation "allocating", and its '
              'conductor, which needs no message for that, starts it from '
              'the database at one of its next [conductor] '
-             'resume_allocations_interval checks. Only when no conductor '
-             'is alive is the request refused (503), with nothing '
-             'written.'),
+             'resume_allocations_interval checks. The same happens at '
+             'once, without waiting, while the broker is suspected (see '
+             'conductor_suspect_time). Only when no conductor is alive is '
+             'the request refused (503), with nothing written.'),
     cfg.FloatOpt(
-        'conductor_call_timeout', default=30.0, min=0.1,
+        'conductor_answer_timeout', default=1.5, min=0.1,
+        help='The most seconds a write of the bare-metal API waits for '
+             'one conductor to answer. A conductor that does not answer '
+             'in time is suspected (see conductor_suspect_time). An '
+             'operation any conductor can carry out safely (deleting or '
+             'renaming an allocation, deleting an allocation group, a '
+             'preview) is then sent to another live conductor, within '
+             'conductor_call_timeout; any other (a node\'s changes go to '
+             'the node\'s conductor) is answered 503, and the next '
+             'requests go to the conductor that takes the suspect\'s '
+             'place. Keep it above the time a conductor may take to '
+             'answer ([conductor] request_node_locked_retry_attempts '
+             'times request_node_locked_retry_interval, plus the work).'),
+    cfg.FloatOpt(
+        'conductor_call_timeout', default=3.0, min=0.1,
         help='The most seconds a write of the bare-metal API that needs '
              'an answer from a conductor (changes to nodes, ports, port '
              'groups, traits and states; deleting or renaming an '
              'allocation; a backfill) waits for the message broker and '
-             'the conductor together; it is answered 503 after that. The '
-             'message itself expires after [DEFAULT] rpc_response_timeout '
-             'or this, whichever is shorter, so a conductor does not act '
-             'on a request its client was already told failed, unless it '
-             'took it just before. Reads never wait on the broker.'),
+             'the conductors together, all conductors it tries included; '
+             'it is answered 503 (with Retry-After) after that. Each '
+             'message expires when its client stops waiting for it '
+             '(conductor_answer_timeout), and a conductor that receives '
+             'it later than that (plus [conductor] '
+             'rpc_deadline_leeway) drops it, so a stalled conductor does '
+             'not act on a request its client was already told failed '
+             'or sent elsewhere. Reads never wait on the broker.'),
+    cfg.FloatOpt(
+        'conductor_suspect_time', default=10.0, min=0,
+        help='Seconds an API process passes over a conductor that did not '
+             'answer within conductor_answer_timeout, or the message '
+             'broker after a message could not be sent, instead of '
+             'waiting on it again: writes go to other live conductors, '
+             'new allocations are handed over through the database, and '
+             'what only the suspect could do is answered 503 at once. '
+             'Any answer from it ends the suspicion sooner. 0 disables '
+             'suspicion.'),
+    cfg.FloatOpt(
+        'conductor_probe_interval', default=2.0, min=0.1,
+        help='While a conductor or the broker is suspected, one request '
+             'in every this many seconds still tries it when no other '
+             'conductor is left to try, so that a peer that is back is '
+             'used again before conductor_suspect_time ends.'),
+    cfg.IntOpt(
+        'conductor_waiting_calls', default=0, min=0,
+        help='The most requests of one API process that wait at once '
+             'for a call to a conductor (through the message broker) to '
+             'be answered. A request past it waits at most '
+             'conductor_slot_wait seconds for one of them to finish, then '
+             'is answered 503 with Retry-After. So a stalled peer holds '
+             'at most this many of the process\'s threads and the others '
+             'keep serving reads. 0: half the threads seen serving the '
+             'process\'s requests, at least 1.'),
+    cfg.FloatOpt(
+        'conductor_slot_wait', default=0.2, min=0,
+        help='The most seconds a request waits for a place among the '
+             'conductor_waiting_calls requests, the longest a read may '
+             'wait behind a write that waits on a stalled peer.'),
 ]
 
 placement_opts = [
@@ -300,6 +349,16 @@ conductor_opts = [
              'and the other conductors take over its unfinished '
              'allocations and release its node locks. Keep it several '
              'times heartbeat_interval.'),
+    cfg.FloatOpt(
+        'rpc_deadline_leeway', default=2.0, min=0,
+        help='A request of the API (an RPC call) carries the moment its '
+             'client stops waiting for the answer; a conductor that '
+             'receives it more than this many seconds after that moment '
+             '(it was stopped, or the broker held the message) drops it '
+             'instead of acting, since the API has already answered 503 '
+             'or sent it to another conductor. The leeway covers the '
+             'clocks of the API\'s and the conductor\'s hosts disagreeing; '
+             'keep them in sync (NTP).'),
     cfg.FloatOpt(
         'check_allocations_interval', default=60.0, min=0,
         help='Seconds between two runs of the periodic check that takes '

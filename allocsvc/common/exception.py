@@ -219,15 +219,30 @@ class TooManyTraits(InvalidParameterValue):
 
 
 class ServiceUnavailable(AllocsvcException):
+    """Answered 503 with ``Retry-After: retry_after`` (seconds): the
+    request can be sent again as it is."""
+
     status = 503
+    retry_after = 1
 
 
 class NoConductorAvailable(ServiceUnavailable):
     """No conductor is alive to take the work."""
 
-    def __init__(self, reason='no conductor is alive'):
+    def __init__(self, reason='no conductor is alive', retry_after=None):
         super().__init__('No conductor can process the request: %s.'
                          % reason)
+        if retry_after is not None:
+            self.retry_after = max(1, int(round(retry_after)))
+
+
+class RequestExpired(ServiceUnavailable):
+    """A conductor received a call after its client stopped waiting."""
+
+    def __init__(self, late):
+        super().__init__('The request reached the conductor %.1f seconds '
+                         'after its client stopped waiting; it was not '
+                         'carried out.' % late)
 
 
 class ConductorTooOld(ServiceUnavailable):

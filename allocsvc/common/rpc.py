@@ -22,6 +22,7 @@ exceptions (bugs) travel as oslo.messaging sends them.
 
 import functools
 import importlib
+import time
 
 from oslo_config import cfg
 from oslo_db import exception as db_exc
@@ -156,14 +157,34 @@ def _exception_class(module, name):
     return klass
 
 
+def _check_deadline(endpoint, context):
+    """RequestExpired if the caller stopped waiting for this call (its
+    context's ``deadline``) more than ``[conductor] rpc_deadline_leeway``
+    seconds ago: the message was held (this conductor was stopped, or
+    the broker kept it), and the API has answered without it -- maybe
+    by sending it to another conductor, whose work this must not
+    repeat or undo."""
+    deadline = getattr(context, 'deadline', None)
+    if deadline is None:
+        return
+    late = time.time() - deadline - \
+        endpoint.conf.conductor.rpc_deadline_leeway
+    if late > 0:
+        raise exception.RequestExpired(late)
+
+
 def translate_errors(method):
-    """For an RPC endpoint method: its allocsvc exceptions leave as
+    """For an RPC endpoint method (of an endpoint with ``conf``), called
+    with the request's context: its allocsvc exceptions leave as
     RemoteAllocsvcError, as expected exceptions (the RPC server does not
-    log them as failures of its own)."""
+    log them as failures of its own); a call that comes too late
+    (``_check_deadline``) is not run."""
     @functools.wraps(method)
-    def wrapper(*args, **kwargs):
+    def wrapper(endpoint, *args, **kwargs):
         try:
-            return method(*args, **kwargs)
+            _check_deadline(endpoint,
+                            args[0] if args else kwargs.get('context'))
+            return method(endpoint, *args, **kwargs)
         except RemoteAllocsvcError:
             raise dispatcher.ExpectedException()
         except db_exc.DBConnectionError as exc:

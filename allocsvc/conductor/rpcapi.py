@@ -14,16 +14,35 @@ any live conductor. Errors of a call come back as the allocsvc
 exceptions the conductor raised (see ``allocsvc.common.rpc``); a
 conductor that does not answer in time is NoConductorAvailable (503).
 
+No request waits on a dead peer for long (``call_guard``):
+
+* a call waits for one conductor at most ``[api]
+  conductor_answer_timeout`` seconds, and for all it tries at most
+  ``[api] conductor_call_timeout``. A conductor that did not answer is
+  suspected at once: the process's next requests pass it over (a
+  node's go to the conductor that takes its place on the hash ring).
+  What any conductor can do safely under the database's
+  compare-and-swap (deleting or renaming an allocation, deleting an
+  allocation group, a preview) goes on to the next live conductor in
+  the same request; the rest fails with a 503 that says why. The
+  context of each call carries when its client stops waiting, and a
+  conductor that gets it later does not act on it;
+* a message the broker does not take gets the broker suspected: calls
+  are answered 503 at once, and a new allocation is handed over
+  through the database (its conductor's periodic check) without
+  waiting;
+* at most ``[api] conductor_waiting_calls`` requests of the process
+  wait for calls at once; others get a 503 after ``[api]
+  conductor_slot_wait``.
+
 Nothing here waits on the message broker without a bound: while it is
 unreachable, oslo.messaging would reconnect for ever (or, with
 ``retry``, for seconds per message) in the request's thread. Messages
 are sent with ``[api] conductor_send_retries`` and from a pool of
-sender threads, and the request waits for its message at most ``[api]
-conductor_handover_timeout`` (a cast: the allocation stays in the
-database for its conductor's periodic check, and the request answers as
-usual) or ``[api] conductor_call_timeout`` (a call: 503). A message
-still waiting for a sender thread when its request gives up is never
-sent; one being sent may still arrive, as with any RPC timeout.
+sender threads, and the request waits for its message at most as said
+above. A message still waiting for a sender thread when its request
+gives up is never sent; one being sent may still arrive, as with any
+RPC timeout.
 
 Versions: ``ConductorAPI.RPC_API_VERSION`` is the newest version the
 client speaks; it moves with ``manager.RPC_API_VERSION``. Each method
@@ -33,6 +52,7 @@ from sending newer ones (ConductorTooOld, 503) while they run.
 """
 
 import concurrent.futures
+import copy
 import random
 import threading
 import time
@@ -45,6 +65,7 @@ import oslo_messaging as messaging
 from allocsvc import objects
 from allocsvc.common import exception
 from allocsvc.common import rpc
+from allocsvc.conductor import call_guard
 from allocsvc.conductor import hash_ring
 from allocsvc.objects import base as objects_base
 
@@ -123,6 +144,8 @@ class ConductorAPI:
         self._alive = None
         self._senders = None
         self._senders_lock = threading.Lock()
+        self.suspects = call_guard.Suspects(conf)
+        self.waiting = call_guard.Waiting(conf)
 
     def _bounded(self, timeout, function, *args, **kwargs):
         """``function(*args, **kwargs)`` in a sender thread; its result
@@ -165,21 +188,75 @@ class ConductorAPI:
 
     def pick_conductor(self, context, prefer=None):
         """A live conductor (``live_conductors``): the one whose id is
-        ``prefer`` if it is alive, else one chosen at random;
-        NoConductorAvailable (503) if there is none."""
+        ``prefer`` if it is alive and not suspected, else one chosen at
+        random among those not suspected (among all live ones if every
+        one is); NoConductorAvailable (503) if there is none."""
         alive = self.live_conductors(context)
         if not alive:
             raise exception.NoConductorAvailable()
+        trusted = [c for c in alive
+                   if not self.suspects.suspected(c.hostname)] or alive
         if prefer is not None:
-            for conductor in alive:
+            for conductor in trusted:
                 if conductor.id == prefer:
                     return conductor
-        return random.choice(alive)
+        return random.choice(trusted)
+
+    def _hosts(self, context, prefer=None):
+        """The host names of the live conductors, in the order a call
+        that any of them may answer tries them: the one whose id is
+        ``prefer`` first, the others at random, those not suspected
+        before the suspects whose turn it is to be probed; the other
+        suspects are left out. NoConductorAvailable (503) if none is
+        left."""
+        alive = list(self.live_conductors(context))
+        if not alive:
+            raise exception.NoConductorAvailable()
+        random.shuffle(alive)
+        alive.sort(key=lambda c: c.id != prefer)
+        trusted = [c.hostname for c in alive
+                   if not self.suspects.suspected(c.hostname)]
+        probed = [c.hostname for c in alive
+                  if c.hostname not in trusted and
+                  not self.suspects.passed_over(c.hostname)]
+        if not trusted and not probed:
+            raise exception.NoConductorAvailable(
+                'no live conductor answered in time a moment ago',
+                retry_after=self.conf.api.conductor_probe_interval)
+        return trusted + probed
 
     def conductor_for_node(self, context, node):
         """The conductor of ``node`` (``hash_ring.conductor_for``) among
         the live ones; None if no live conductor may serve it."""
         return conductor_for(self.live_conductors(context), node)
+
+    def _cast(self, context, hostname, version, method, what, **kwargs):
+        """Cast ``method`` to conductor ``hostname``, waiting at most
+        ``[api] conductor_handover_timeout`` for the broker: True if it
+        was sent. False at once while the broker is suspected; False if
+        the broker does not take it in time (it is suspected then). A
+        cast waits on the broker only, briefly, and once: it does not
+        count among ``[api] conductor_waiting_calls``. ``what`` names the
+        work for the log."""
+        if self.suspects.passed_over(call_guard.BROKER):
+            LOG.info('The message broker is suspected: %s stays in the '
+                     'database for conductor %s', what, hostname)
+            return False
+        try:
+            options = self.conf.api
+            cctxt = self.client.prepare(
+                server=hostname, version=version,
+                retry=options.conductor_send_retries)
+            self._bounded(options.conductor_handover_timeout, cctxt.cast,
+                          context, method, **kwargs)
+        except (messaging.MessagingException,) + BROKER_DOWN as exc:
+            self.suspects.suspect(call_guard.BROKER)
+            LOG.warning('Could not send %s to conductor %s (%s); the '
+                        'conductor will start it from the database', what,
+                        hostname, exc)
+            return False
+        self.suspects.clear(call_guard.BROKER)
+        return True
 
     def create_allocation(self, context, allocation, hostname):
         """Hand the (already written) ``allocation`` to conductor
@@ -188,19 +265,9 @@ class ConductorAPI:
         it could not be in time: the allocation is in the database, owned
         by that conductor, whose periodic check (``[conductor]
         resume_allocations_interval``) or whose successor will run it."""
-        options = self.conf.api
-        cctxt = self.client.prepare(server=hostname, version='1.0',
-                                    retry=options.conductor_send_retries)
-        try:
-            self._bounded(options.conductor_handover_timeout, cctxt.cast,
-                          context, 'create_allocation',
+        return self._cast(context, hostname, '1.0', 'create_allocation',
+                          'allocation %s' % allocation.uuid,
                           allocation=allocation)
-        except (messaging.MessagingException,) + BROKER_DOWN as exc:
-            LOG.warning('Could not send allocation %s to conductor %s (%s); '
-                        'the conductor will start it from the database',
-                        allocation.uuid, hostname, exc)
-            return False
-        return True
 
     @rpc.rebuild_errors
     def backfill_allocation(self, context, values, node_id, hostname):
@@ -222,8 +289,8 @@ class ConductorAPI:
         ``visible_to``: a project whose nodes (owned or leased) are the
         only ones listed and counted. Returns the preview's document
         (``allocsvc.conductor.explain.preview``)."""
-        return self._call_version(context, '1.6', 'preview_allocation',
-                                  request=request, visible_to=visible_to)
+        return self._call_anywhere(context, '1.6', 'preview_allocation',
+                                   request=request, visible_to=visible_to)
 
     def create_allocation_group(self, context, group, hostname):
         """(1.7) Hand the (already written) allocation ``group`` (its
@@ -234,63 +301,141 @@ class ConductorAPI:
         if not self.client.can_send_version('1.7'):
             raise exception.ConductorTooOld('create_allocation_group',
                                             '1.7')
-        options = self.conf.api
-        cctxt = self.client.prepare(server=hostname, version='1.7',
-                                    retry=options.conductor_send_retries)
-        try:
-            self._bounded(options.conductor_handover_timeout, cctxt.cast,
-                          context, 'create_allocation_group',
+        return self._cast(context, hostname, '1.7',
+                          'create_allocation_group',
+                          'allocation group %s' % group.uuid,
                           group_id=group.id)
-        except (messaging.MessagingException,) + BROKER_DOWN as exc:
-            LOG.warning('Could not send allocation group %s to conductor '
-                        '%s (%s); the conductor will start it from the '
-                        'database', group.uuid, hostname, exc)
-            return False
-        return True
 
     @rpc.rebuild_errors
     def destroy_allocation_group(self, context, group):
         """(1.7) Delete allocation ``group`` and its members, freeing
-        their nodes, on the group's conductor if it is alive, else on any
-        live one."""
-        self._call_version(context, '1.7', 'destroy_allocation_group',
-                           group.conductor_affinity, group_id=group.id)
+        their nodes, on the group's conductor if it is alive and answers,
+        else on another live one (``_call_anywhere``: a group gone there
+        after the first did not answer was deleted by it)."""
+        self._call_anywhere(context, '1.7', 'destroy_allocation_group',
+                            group.conductor_affinity,
+                            done_if=exception.AllocationGroupNotFound,
+                            group_id=group.id)
 
     # -- the bare-metal API's writes (1.1) -----------------------------------
 
     def _call(self, context, hostname, version, method, **kwargs):
         """Call ``method`` (of RPC API ``version``) on conductor
-        ``hostname``; NoConductorAvailable if the broker cannot take the
-        message (``[api] conductor_send_retries``) or the conductor does
-        not answer within ``[api] conductor_call_timeout``."""
-        bound = self.conf.api.conductor_call_timeout
+        ``hostname``; see ``_call_on``."""
+        return self._call_on(context, [hostname], version, method,
+                             **kwargs)
+
+    def _call_on(self, context, hosts, version, method, done_if=None,
+                 **kwargs):
+        """Call ``method`` (of RPC API ``version``) on conductor
+        ``hosts[0]``; if it does not answer within ``[api]
+        conductor_answer_timeout``, on the next one, and so on, within
+        ``[api] conductor_call_timeout`` (give more than one host only
+        for what any conductor may do, and do again). A host that does
+        not answer is suspected. ``done_if``: an exception class that,
+        from a conductor tried after one that did not answer, means the
+        one before did the work (the call returns None).
+
+        NoConductorAvailable (503) if the broker is suspected or cannot
+        take the message (``[api] conductor_send_retries``), if no host
+        answers in time, or if ``[api] conductor_waiting_calls`` requests
+        already wait."""
+        options = self.conf.api
+        if self.suspects.passed_over(call_guard.BROKER):
+            raise exception.NoConductorAvailable(
+                'the message broker could not be reached a moment ago',
+                retry_after=options.conductor_probe_interval)
+        end = time.monotonic() + options.conductor_call_timeout
+        silent = []
+        with self.waiting:
+            for hostname in hosts:
+                left = end - time.monotonic()
+                if silent and left <= 0:
+                    break
+                wait = min(options.conductor_answer_timeout,
+                           left if silent else
+                           options.conductor_call_timeout)
+                try:
+                    result = self._call_once(context, hostname, version,
+                                             method, wait, kwargs)
+                except messaging.MessagingTimeout:
+                    self.suspects.suspect(hostname)
+                    LOG.warning('Conductor %s did not answer %s within %.1f '
+                                'seconds; it is suspected', hostname,
+                                method, wait)
+                    silent.append(hostname)
+                    continue
+                except BROKER_DOWN as exc:
+                    self.suspects.suspect(call_guard.BROKER)
+                    LOG.warning('Could not send %s to conductor %s: %s',
+                                method, hostname, exc)
+                    raise exception.NoConductorAvailable(
+                        'the message broker cannot be reached',
+                        retry_after=options.conductor_probe_interval)
+                except (rpc.RemoteAllocsvcError,
+                        exception.AllocsvcException) as exc:
+                    self._answered(hostname)
+                    if silent and done_if is not None and isinstance(
+                            exc.rebuild() if isinstance(
+                                exc, rpc.RemoteAllocsvcError) else exc,
+                            done_if):
+                        return None
+                    raise
+                except Exception:
+                    self._answered(hostname)
+                    raise
+                self._answered(hostname)
+                return result
+        if len(silent) == 1:
+            reason = 'conductor %s did not answer in time' % silent[0]
+        else:
+            reason = 'conductors %s did not answer in time' % ', '.join(
+                silent)
+        raise exception.NoConductorAvailable(
+            reason, retry_after=options.conductor_probe_interval)
+
+    def _call_once(self, context, hostname, version, method, wait, kwargs):
+        """``method`` on ``hostname``, waiting ``wait`` seconds at most;
+        the context sent says when that ends (``RequestContext.deadline``)
+        and the message expires then."""
         cctxt = self.client.prepare(
             server=hostname, version=version,
             retry=self.conf.api.conductor_send_retries,
-            timeout=min(bound, self.conf.rpc_response_timeout))
-        try:
-            return self._bounded(bound, cctxt.call, context, method,
-                                 **kwargs)
-        except messaging.MessagingTimeout:
-            raise exception.NoConductorAvailable(
-                'conductor %s did not answer in time' % hostname)
-        except BROKER_DOWN as exc:
-            LOG.warning('Could not send %s to conductor %s: %s', method,
-                        hostname, exc)
-            raise exception.NoConductorAvailable(
-                'the message broker cannot be reached')
+            timeout=min(wait, self.conf.rpc_response_timeout))
+        sent = context
+        if context is not None:
+            sent = copy.copy(context)
+            sent.deadline = time.time() + wait
+        return self._bounded(wait, cctxt.call, sent, method, **kwargs)
+
+    def _answered(self, hostname):
+        """``hostname`` answered (through the broker)."""
+        self.suspects.clear(hostname)
+        self.suspects.clear(call_guard.BROKER)
+
+    def _check_version(self, version, method):
+        if not self.client.can_send_version(version):
+            raise exception.ConductorTooOld(method, version)
 
     def _call_version(self, context, version, method, prefer=None,
                       **kwargs):
         """Call ``method`` (of RPC API ``version``) on the conductor whose
-        id is ``prefer`` (the owner of what it is about) if it is alive,
-        else on any live one; ConductorTooOld while the client is capped
-        below ``version``."""
-        if not self.client.can_send_version(version):
-            raise exception.ConductorTooOld(method, version)
+        id is ``prefer`` (the owner of what it is about) if it is alive
+        and not suspected, else on another live one (``pick_conductor``);
+        ConductorTooOld while the client is capped below ``version``."""
+        self._check_version(version, method)
         conductor = self.pick_conductor(context, prefer=prefer)
         return self._call(context, conductor.hostname, version, method,
                           **kwargs)
+
+    def _call_anywhere(self, context, version, method, prefer=None,
+                       done_if=None, **kwargs):
+        """Call ``method`` (of RPC API ``version``), which any conductor
+        may carry out and carry out again, on the conductor whose id is
+        ``prefer`` first, then on the others (``_hosts``, ``_call_on``)."""
+        self._check_version(version, method)
+        return self._call_on(context, self._hosts(context, prefer), version,
+                             method, done_if=done_if, **kwargs)
 
     def _call_1_1(self, context, method, prefer=None, **kwargs):
         """``_call_version`` of a 1.1 method."""
@@ -309,11 +454,26 @@ class ConductorAPI:
         ``target`` (``conductor_for_node``: its owner if alive, else the
         hash ring's choice in its conductor group), the one the API shows
         as the node's ``conductor``; without one (no live conductor of
-        its group has its driver), on any live one."""
-        if not self.client.can_send_version(version):
-            raise exception.ConductorTooOld(method, version)
-        conductor = self.conductor_for_node(context, target)
+        its group has its driver), on any live one.
+
+        A suspected conductor is passed over as if it were dead: the
+        hash ring's next choice takes its place, and if the node's group
+        has no other, the answer is a 503 at once (unless it is this
+        request's turn to probe the suspect)."""
+        self._check_version(version, method)
+        alive = self.live_conductors(context)
+        trusted = [c for c in alive
+                   if not self.suspects.passed_over(c.hostname)]
+        conductor = conductor_for(trusted, target)
         if conductor is None:
+            usual = conductor_for(alive, target)
+            if usual is not None:
+                raise exception.NoConductorAvailable(
+                    'conductor %s of the node did not answer a moment ago '
+                    'and no other live conductor of its conductor group '
+                    '"%s" can serve it' % (usual.hostname,
+                                           target.conductor_group or ''),
+                    retry_after=self.conf.api.conductor_probe_interval)
             conductor = self.pick_conductor(context)
         return self._call(context, conductor.hostname, version, method,
                           **kwargs)
@@ -321,21 +481,28 @@ class ConductorAPI:
     @rpc.rebuild_errors
     def destroy_allocation(self, context, allocation):
         """Delete ``allocation`` (an ``objects.Allocation``) and free its
-        node, on the allocation's conductor if it is alive, else on any
-        live one. Ironic's rules: a node out of maintenance keeps its
-        allocation while active or busy (Conflict, 409); NodeLocked (409)
-        if another holder keeps the node's lock; AllocationNotFound (404)
-        if it is gone."""
-        self._call_1_1(context, 'destroy_allocation',
-                       allocation.conductor_affinity, allocation=allocation)
+        node, on the allocation's conductor if it is alive and answers,
+        else on another live one (``_call_anywhere``: any conductor
+        deletes under the node's lock, and an allocation gone there after
+        the first did not answer was deleted by it). Ironic's rules: a
+        node out of maintenance keeps its allocation while active or busy
+        (Conflict, 409); NodeLocked (409) if another holder keeps the
+        node's lock; AllocationNotFound (404) if it is gone."""
+        self._call_anywhere(context, '1.1', 'destroy_allocation',
+                            allocation.conductor_affinity,
+                            done_if=exception.AllocationNotFound,
+                            allocation=allocation)
 
     @rpc.rebuild_errors
     def update_allocation(self, context, allocation_id, changes):
         """Write ``changes`` (``name``, ``extra``) to allocation
-        ``allocation_id``; return the ``objects.Allocation``.
-        AllocationDuplicateName (409), AllocationNotFound (404)."""
-        return self._call_1_1(context, 'update_allocation',
-                              allocation_id=allocation_id, changes=changes)
+        ``allocation_id`` on any live conductor (``_call_anywhere``: the
+        same changes written twice are written once); return the
+        ``objects.Allocation``. AllocationDuplicateName (409),
+        AllocationNotFound (404)."""
+        return self._call_anywhere(context, '1.1', 'update_allocation',
+                                   allocation_id=allocation_id,
+                                   changes=changes)
 
     @rpc.rebuild_errors
     def create_node(self, context, values, legacy=False):

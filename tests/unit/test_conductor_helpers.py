@@ -13,6 +13,7 @@ survive the serializer; the client and server RPC versions agree.
 
 import random
 import sys
+import time
 import types
 
 from oslo_db import exception as db_exc
@@ -232,11 +233,11 @@ def test_untrusted_exception_becomes_generic(module, name):
 
 def test_endpoint_errors_leave_as_expected_exceptions():
     @rpc.translate_errors
-    def fails():
+    def fails(endpoint, context):
         raise exception.NodeNotFound('n')
 
     with pytest.raises(dispatcher.ExpectedException) as info:
-        fails()
+        fails(_Endpoint(), None)
     wire = info.value.exc_info[1]
     assert isinstance(wire, rpc.RemoteAllocsvcError)
     assert wire.rebuild().message == 'Node n could not be found.'
@@ -244,11 +245,50 @@ def test_endpoint_errors_leave_as_expected_exceptions():
 
 def test_other_errors_pass_through_the_endpoint_wrapper():
     @rpc.translate_errors
-    def fails():
+    def fails(endpoint, context):
         raise KeyError('x')
 
     with pytest.raises(KeyError):
-        fails()
+        fails(_Endpoint(), None)
+
+
+class _Endpoint:
+    conf = conftest.make_conf()     # rpc_deadline_leeway: 2 s
+
+
+def _context(deadline):
+    return ctx.RequestContext(deadline=deadline)
+
+
+def test_a_call_past_its_deadline_and_the_leeway_is_not_run():
+    ran = []
+
+    @rpc.translate_errors
+    def work(endpoint, context):
+        ran.append(context.deadline)
+        return 'done'
+
+    now = time.time()
+    # Within the deadline, or late by less than the leeway: run.
+    assert work(_Endpoint(), _context(now + 5)) == 'done'
+    assert work(_Endpoint(), _context(now - 1)) == 'done'
+    # No deadline (a cast, or an older client): run.
+    assert work(_Endpoint(), _context(None)) == 'done'
+    assert len(ran) == 3
+    with pytest.raises(dispatcher.ExpectedException) as info:
+        work(_Endpoint(), _context(now - 10))
+    refused = info.value.exc_info[1].rebuild()
+    assert isinstance(refused, exception.RequestExpired)
+    assert refused.status == 503
+    assert len(ran) == 3
+
+
+def test_the_deadline_crosses_the_wire_with_the_context():
+    sent = ctx.RequestContext(deadline=1234.5, request_id='req-1')
+    received = ctx.RequestContext.from_dict(sent.to_dict())
+    assert received.deadline == 1234.5
+    assert ctx.RequestContext.from_dict(
+        ctx.RequestContext().to_dict()).deadline is None
 
 
 def test_client_wrapper_rebuilds():

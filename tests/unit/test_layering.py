@@ -59,10 +59,11 @@ RULES = [
 # What the API may import of the conductor: its RPC client (the
 # package's own name comes with ``from allocsvc.conductor import x``);
 # and what the client may import of the rest of the conductor: the hash
-# ring.
+# ring and its guard against peers that do not answer.
 API_CONDUCTOR_MODULES = {'allocsvc.conductor', 'allocsvc.conductor.rpcapi'}
 CLIENT_CONDUCTOR_MODULES = {'allocsvc.conductor',
-                            'allocsvc.conductor.hash_ring'}
+                            'allocsvc.conductor.hash_ring',
+                            'allocsvc.conductor.call_guard'}
 
 
 def _modules(package):

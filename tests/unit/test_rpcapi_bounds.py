@@ -68,8 +68,10 @@ class _Broker:
 @pytest.fixture
 def api():
     conf = conftest.make_conf(conductor_handover_timeout=0.5,
+                              conductor_answer_timeout=1.0,
                               conductor_call_timeout=1.0,
-                              conductor_send_retries=0)
+                              conductor_send_retries=0,
+                              conductor_waiting_calls=8)
     client = rpcapi.ConductorAPI(conf, transport=messaging.get_rpc_transport(
         conf, url='fake://'))
     client.client = _Broker()
@@ -118,6 +120,7 @@ def test_call_answered(api):
 
 def test_call_timeout_is_capped_by_rpc_response_timeout(api):
     api.conf.set_override('conductor_call_timeout', 5.0, group='api')
+    api.conf.set_override('conductor_answer_timeout', 5.0, group='api')
     api.conf.set_override('rpc_response_timeout', 2)
     api._call(None, 'c1', '1.1', 'update_node')
     assert api.client.prepared[0]['timeout'] == 2

@@ -49,7 +49,8 @@ class KeystoneAuth(auth_token.AuthProtocol):
 class ContextMiddleware:
     """In: puts a RequestContext built from the identity headers (none with
     noauth), whether the route is public, the configuration, the policy
-    enforcer and the conductor RPC client into the environ. Out: nothing."""
+    enforcer and the conductor RPC client into the environ, and shows the
+    client the thread serving the request. Out: nothing."""
 
     def __init__(self, application, conf, enforcer, rpcapi=None):
         self.application = application
@@ -67,4 +68,9 @@ class ContextMiddleware:
         environ[ENV_CONF] = self.conf
         environ[ENV_ENFORCER] = self.enforcer
         environ[ENV_RPCAPI] = self.rpcapi
+        waiting = getattr(self.rpcapi, 'waiting', None)
+        if waiting is not None:
+            # The threads serving requests bound how many may wait on
+            # the conductors (allocsvc.conductor.call_guard).
+            waiting.saw_thread()
         return self.application(environ, start_response)

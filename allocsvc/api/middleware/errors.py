@@ -121,6 +121,8 @@ class ParsableErrors:
                           req.method, raw_path, exc)
                 resp = _fault_response(
                     503, exception.DatabaseUnavailable().message)
+                resp.headers['Retry-After'] = str(
+                    exception.DatabaseUnavailable.retry_after)
             except Exception:
                 LOG.exception('Unexpected error handling %s %r', req.method,
                               raw_path)

@@ -283,7 +283,14 @@ def run(handler, values, rest):
             raise exception.DatabaseUnavailable() from exc
     except Exception as error:
         status, document = fault(error)
-        return _json_response(status, document)
+        response = _json_response(status, document)
+        if status == 503:
+            # An outage the client may simply wait out: when to ask
+            # again.
+            response.headers['Retry-After'] = str(getattr(
+                error, 'retry_after', exception.ServiceUnavailable
+                .retry_after))
+        return response
 
 
 class Route:
