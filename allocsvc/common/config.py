@@ -161,19 +161,21 @@ api_opts = [
              'used again before conductor_suspect_time ends.'),
     cfg.IntOpt(
         'conductor_waiting_calls', default=0, min=0,
-        help='The most requests of one API process that wait at once '
-             'for a call to a conductor (through the message broker) to '
-             'be answered. A request past it waits at most '
-             'conductor_slot_wait seconds for one of them to finish, then '
-             'is answered 503 with Retry-After. So a stalled peer holds '
-             'at most this many of the process\'s threads and the others '
-             'keep serving reads. 0: half the threads seen serving the '
+        help='How many requests of one API process may wait longer than '
+             'conductor_slow_call seconds at once for a conductor\'s '
+             'answer (through the message broker). While that many do, a '
+             'peer is stalling, and a new request that needs a '
+             'conductor\'s answer is answered 503 with Retry-After at once '
+             'instead of joining them: a stalled conductor or broker holds '
+             'at most about this many of the process\'s threads, and the '
+             'others keep serving reads. Calls answered in the usual time '
+             'are never refused. 0: half the threads seen serving the '
              'process\'s requests, at least 1.'),
     cfg.FloatOpt(
-        'conductor_slot_wait', default=0.2, min=0,
-        help='The most seconds a request waits for a place among the '
-             'conductor_waiting_calls requests, the longest a read may '
-             'wait behind a write that waits on a stalled peer.'),
+        'conductor_slow_call', default=0.5, min=0,
+        help='Seconds after which a call waiting for a conductor\'s '
+             'answer counts as slow (see conductor_waiting_calls). Keep '
+             'it above the time conductors usually take to answer.'),
 ]
 
 placement_opts = [

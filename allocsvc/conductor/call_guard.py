@@ -13,13 +13,14 @@ module two things before it waits on the broker or a conductor:
   when nothing else is left (the broker, or the only conductor that may
   serve a node), so that a peer that came back is found by the first
   request that needs it, not only once the suspicion lapses.
-* ``Waiting``: how many of the process's requests wait for calls to
-  the conductors at once. Past ``[api] conductor_waiting_calls`` (by
-  default half the threads seen serving the process's requests, at
-  least one) a request waits at most ``[api] conductor_slot_wait``
-  seconds for another to finish, then is answered 503: a stalled peer
-  can hold only part of the process's threads, and the others go on
-  serving reads (which never wait on the broker).
+* ``Waiting``: the process's requests that wait for a conductor's
+  answer. While ``[api] conductor_waiting_calls`` of them (by default
+  half the threads seen serving the process's requests, at least one)
+  have waited longer than ``[api] conductor_slow_call`` seconds, a new
+  call is answered 503 at once: a stalled peer can hold only part of
+  the process's threads (until it is suspected), and the others go on
+  serving reads, which never wait on the broker. Calls answered in the
+  usual time are never held back.
 
 Both are per API process and in memory: each worker learns on its own,
 from its own requests, which costs each worker at most one bounded wait
@@ -100,14 +101,18 @@ class Suspects:
 
 
 class Waiting:
-    """The requests of this process that wait on the broker or a
-    conductor (``held``), at most ``limit()`` at once."""
+    """The calls of this process's requests that wait for a conductor's
+    answer (``with waiting:``). While ``limit()`` of them have waited
+    longer than ``[api] conductor_slow_call`` seconds, a peer is
+    stalling: a new call is refused at once (503) instead of joining
+    them. Calls answered in the usual time are never refused, however
+    many there are."""
 
     def __init__(self, conf, clock=time.monotonic):
         self._conf = conf
         self._clock = clock
-        self._cond = threading.Condition()
-        self._count = 0
+        self._lock = threading.Lock()
+        self._started = {}      # token -> when its call started
         self._threads = set()
 
     def saw_thread(self):
@@ -128,35 +133,31 @@ class Waiting:
             return None
         return max(1, len(self._threads) // 2)
 
-    @property
-    def count(self):
-        return self._count
+    def slow(self, now=None):
+        """How many calls have waited longer than the usual time."""
+        now = self._clock() if now is None else now
+        usual = self._conf.api.conductor_slow_call
+        with self._lock:
+            return sum(1 for started in self._started.values()
+                       if now - started >= usual)
 
-    def acquire(self):
-        """Take a place among the waiting requests, waiting at most
-        ``[api] conductor_slot_wait`` seconds for one; NoConductorAvailable
-        (503) if none came free."""
-        patience = self._conf.api.conductor_slot_wait
-        deadline = self._clock() + patience
-        with self._cond:
-            while self._count >= (self.limit() or self._count + 1):
-                left = deadline - self._clock()
-                if left <= 0:
-                    raise exception.NoConductorAvailable(
-                        '%d requests of this API process are already '
-                        'waiting on the message broker or a conductor'
-                        % self._count, retry_after=1)
-                self._cond.wait(left)
-            self._count += 1
+    def enter(self):
+        """Join the waiting calls (a token for ``leave``), or
+        NoConductorAvailable (503) while ``limit()`` of them are slow."""
+        now = self._clock()
+        limit = self.limit()
+        if limit is not None:
+            slow = self.slow(now)
+            if slow >= limit:
+                raise exception.NoConductorAvailable(
+                    '%d requests of this API process are waiting on '
+                    'conductors that are slow to answer' % slow,
+                    retry_after=1)
+        token = object()
+        with self._lock:
+            self._started[token] = now
+        return token
 
-    def release(self):
-        with self._cond:
-            self._count -= 1
-            self._cond.notify()
-
-    def __enter__(self):
-        self.acquire()
-        return self
-
-    def __exit__(self, *exc_info):
-        self.release()
+    def leave(self, token):
+        with self._lock:
+            self._started.pop(token, None)

@@ -31,9 +31,9 @@ No request waits on a dead peer for long (``call_guard``):
   are answered 503 at once, and a new allocation is handed over
   through the database (its conductor's periodic check) without
   waiting;
-* at most ``[api] conductor_waiting_calls`` requests of the process
-  wait for calls at once; others get a 503 after ``[api]
-  conductor_slot_wait``.
+* while ``[api] conductor_waiting_calls`` requests of the process have
+  waited longer than ``[api] conductor_slow_call`` for an answer, new
+  calls get a 503 at once.
 
 Nothing here waits on the message broker without a bound: while it is
 unreachable, oslo.messaging would reconnect for ever (or, with
@@ -338,8 +338,8 @@ class ConductorAPI:
 
         NoConductorAvailable (503) if the broker is suspected or cannot
         take the message (``[api] conductor_send_retries``), if no host
-        answers in time, or if ``[api] conductor_waiting_calls`` requests
-        already wait."""
+        answers in time, or while ``[api] conductor_waiting_calls``
+        requests wait on slow conductors (``call_guard.Waiting``)."""
         options = self.conf.api
         if self.suspects.passed_over(call_guard.BROKER):
             raise exception.NoConductorAvailable(
@@ -347,7 +347,8 @@ class ConductorAPI:
                 retry_after=options.conductor_probe_interval)
         end = time.monotonic() + options.conductor_call_timeout
         silent = []
-        with self.waiting:
+        token = self.waiting.enter()
+        try:
             for hostname in hosts:
                 left = end - time.monotonic()
                 if silent and left <= 0:
@@ -386,6 +387,8 @@ class ConductorAPI:
                     raise
                 self._answered(hostname)
                 return result
+        finally:
+            self.waiting.leave(token)
         if len(silent) == 1:
             reason = 'conductor %s did not answer in time' % silent[0]
         else:

@@ -10,8 +10,10 @@ the conductor that takes its place on the hash ring, or is a 503 at once
 when its conductor group has no other; the broker, once it refused a
 message, is not tried again (calls 503 at once, casts not sent) except
 by one probing request per probe interval, and any answer ends the
-suspicion; past ``conductor_waiting_calls`` a call is a 503 after
-``conductor_slot_wait`` (a cast is not held back); every call's context
+suspicion; while ``conductor_waiting_calls`` calls have waited longer
+than ``conductor_slow_call``, a new call is a 503 at once (calls
+answered in the usual time never are, and a cast is not held back);
+every call's context
 says when its client stops waiting, the request's own is unchanged;
 503s carry Retry-After.
 
@@ -19,6 +21,7 @@ Waits are bounded generously (the machine may be loaded): "at once"
 means well below the answer timeout, not a measured figure.
 """
 
+import concurrent.futures
 import threading
 import time
 
@@ -33,7 +36,7 @@ from allocsvc.conductor import rpcapi
 from tests import conftest
 
 ANSWER = 1.0
-SLOT_WAIT = 0.2
+SLOW = 0.2
 # Far below ANSWER: what did not wait on a silent peer.
 AT_ONCE = 0.5
 
@@ -103,7 +106,7 @@ def _client(conductors, **options):
                   conductor_call_timeout=3 * ANSWER,
                   conductor_handover_timeout=ANSWER,
                   conductor_send_retries=0, conductor_waiting_calls=8,
-                  conductor_slot_wait=SLOT_WAIT,
+                  conductor_slow_call=SLOW,
                   conductor_suspect_time=30, conductor_probe_interval=30)
     values.update(options)
     conf = conftest.make_conf(**values)
@@ -270,22 +273,31 @@ def test_suspicion_lapses():
     assert not client.suspects.passed_over('c1')
 
 
-def test_waiting_calls_are_bounded(three):
+def test_calls_waiting_on_slow_conductors_are_bounded(three):
     three.conf.set_override('conductor_waiting_calls', 1, group='api')
+    # Calls answered in the usual time pass however many there are.
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(
+            lambda i: three._call(None, 'c2', '1.1', 'update_node'),
+            range(32)))
+    assert answers == ['update_node by c2'] * 32
     three.client.mode['c1'] = 'hang'
+    three.client.calls.clear()
     stuck = threading.Thread(target=_timed, args=(
         three._call, None, 'c1', '1.1', 'update_node'))
     stuck.start()
     while not three.client.calls:
         time.sleep(0.01)
+    time.sleep(SLOW + 0.1)
     exc, took = _timed(three._call, None, 'c2', '1.1', 'update_node')
     assert isinstance(exc, exception.NoConductorAvailable)
-    assert 'already waiting' in str(exc)
-    assert took < SLOT_WAIT + AT_ONCE
+    assert 'slow to answer' in str(exc)
+    assert took < AT_ONCE
+    assert exc.retry_after >= 1
     # A cast waits on nobody's answer: it is sent.
     assert three.create_allocation(None, _Allocation(), 'c2') is True
     stuck.join(10)
-    # The place is free again.
+    # Once the slow call is over, calls go again.
     assert three._call(None, 'c2', '1.1', 'update_node') == \
         'update_node by c2'
 
