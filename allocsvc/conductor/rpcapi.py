@@ -160,10 +160,21 @@ class ConductorAPI:
         try:
             return future.result(timeout)
         except concurrent.futures.TimeoutError:
-            future.cancel()
+            if not future.cancel():
+                # Still sending: if the broker refuses it in the end,
+                # the next requests need not try.
+                future.add_done_callback(self._note_broker_down)
             raise messaging.MessagingTimeout(
                 'the message could not be sent and answered within %s '
                 'seconds' % timeout)
+
+    def _note_broker_down(self, future):
+        """A message given up on by its request failed to be sent after
+        all (oslo.messaging's reconnects outlast the request's wait): the
+        broker is suspected."""
+        if not future.cancelled() and \
+                isinstance(future.exception(), BROKER_DOWN):
+            self.suspects.suspect(call_guard.BROKER)
 
     def live_conductors(self, context, fresh=False):
         """The conductors that are alive (heartbeat within ``[conductor]

@@ -8,14 +8,14 @@ next conductor finds done was done by the first (success); a node's
 write whose conductor does not answer is a 503, and the next one goes to
 the conductor that takes its place on the hash ring, or is a 503 at once
 when its conductor group has no other; the broker, once it refused a
-message, is not tried again (calls 503 at once, casts not sent) except
-by one probing request per probe interval, and any answer ends the
-suspicion; while ``conductor_waiting_calls`` calls have waited longer
-than ``conductor_slow_call``, a new call is a 503 at once (calls
-answered in the usual time never are, and a cast is not held back);
-every call's context
-says when its client stops waiting, the request's own is unchanged;
-503s carry Retry-After.
+message (also one refused after its request gave up), is not tried
+again (calls 503 at once, casts not sent) except by one probing request
+per probe interval, and any answer ends the suspicion; while
+``conductor_waiting_calls`` calls have waited longer than
+``conductor_slow_call``, a new call is a 503 at once (calls answered in
+the usual time never are, and a cast is not held back); every call's
+context says when its client stops waiting, the request's own is
+unchanged; 503s carry Retry-After.
 
 Waits are bounded generously (the machine may be loaded): "at once"
 means well below the answer timeout, not a measured figure.
@@ -319,3 +319,26 @@ def test_the_automatic_bound_is_half_the_threads_seen():
     for thread in threads:
         thread.join()
     assert waiting.limit() == 4
+
+
+def test_a_message_refused_after_its_request_gave_up_suspects_the_broker():
+    client = _client([_Conductor(1, 'c1')], conductor_answer_timeout=0.2,
+                     conductor_call_timeout=0.2)
+    refuse = threading.Event()
+
+    def slow_refusal(context, method, **kwargs):
+        # oslo.messaging reconnecting for longer than the request waits.
+        refuse.wait(10)
+        raise messaging.MessageDeliveryFailure('broker unreachable')
+
+    prepared = client.client.prepare(server='c1')
+    prepared.call = slow_refusal
+    client.client.prepare = lambda **options: prepared
+    with pytest.raises(exception.NoConductorAvailable):
+        client._call(None, 'c1', '1.1', 'update_node')
+    assert not client.suspects.suspected(call_guard.BROKER)
+    refuse.set()
+    deadline = time.monotonic() + 10
+    while not client.suspects.suspected(call_guard.BROKER):
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
