@@ -37,9 +37,10 @@ scenario saw.
 
 Issue #33: until the service answers within its bounds under these
 faults, the latency, drop and orphan assertions fail; every scenario
-runs to the end anyway. The whole file takes about 5 minutes on a
-loaded 2-CPU machine (a failing run longer, up to the 60 s settling
-waits). With CI=true a missing MariaDB, RabbitMQ or Redis fails the
+runs to the end anyway. The whole file took 3 min 20 s on the shared
+2-CPU machine (failing as above; cluster start and enrolment included);
+allocations stuck ``allocating`` would add up to 60 s of settling wait a
+scenario. With CI=true a missing MariaDB, RabbitMQ or Redis fails the
 test instead of skipping it.
 """
 
