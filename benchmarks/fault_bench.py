@@ -48,6 +48,7 @@ every allocation is deleted, as many new ones as nodes must all become
 import argparse
 import datetime
 import json
+import logging
 import os
 import pathlib
 import platform
@@ -113,10 +114,13 @@ def one(name, args, workdir):
     url = backends._create_database('mysql', DB_NAME)
     proxy = cluster = None
     try:
+        # Once a cluster's RPC check set oslo.log up, alembic logs each
+        # migration to stdout, where the table goes.
+        logging.getLogger('alembic').setLevel(logging.WARNING)
         baremetal_cluster.migrate(url)
         proxy = tcp_proxy.TCPProxy(('127.0.0.1', 5672))
-        scenario_dir = workdir / name
-        scenario_dir.mkdir()
+        scenario_dir = pathlib.Path(tempfile.mkdtemp(prefix=name + '-',
+                                                     dir=workdir))
         log('%s: starting the cluster' % name)
         cluster = baremetal_cluster.Cluster(
             scenario_dir, url, conductors=args.conductors,
@@ -214,16 +218,15 @@ def main(argv=None):
               meta['heartbeat'], meta['cpus']))
     print(table(results))
     if args.json:
-        doc = {'meta': meta, 'scenarios': {}}
+        doc = {'meta': meta, 'scenarios': []}
         for name, outcome in results:
-            if outcome is None:
-                doc['scenarios'][name] = None
-                continue
-            fields = outcome._asdict()
-            fields['examples'] = [
-                [kind, fault_load._short(example)]
-                for kind, example in fields['examples']]
-            doc['scenarios'][name] = fields
+            fields = {'scenario': name, 'failed': outcome is None}
+            if outcome is not None:
+                fields.update(outcome._asdict())
+                fields['examples'] = [
+                    [kind, fault_load._short(example)]
+                    for kind, example in fields['examples']]
+            doc['scenarios'].append(fields)
         with open(args.json, 'w') as f:
             json.dump(doc, f, indent=2)
     if args.keep:
