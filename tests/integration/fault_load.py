@@ -20,7 +20,9 @@ when unanswered), the response headers the checks need (Retry-After),
 the body, when it was sent (monotonic), how long it took, whether it was
 dropped (the client's timeout expired: ``TimeoutError``, which
 ``socket.timeout`` is) and, for any other failure to get an answer,
-the error.
+the error. A POST answered 409 counts as created: its UUID is new, so
+only the client's own retry on a failed keep-alive connection can have
+made it exist.
 
 ``run`` injects one fault into such a load on a schedule; ``check``
 returns ``Outcome``: the counts the test asserts and the benchmark
@@ -115,7 +117,10 @@ class Load:
             ident = str(uuid.uuid4())
             record = self._request('POST', '/v1/allocations', {
                 'uuid': ident, 'resource_class': self.resource_class})
-            if record.status != 201:
+            # 409: the UUID is this client's own, so an earlier try of
+            # this very POST created it (the client retries on a new
+            # connection when one fails): it is not an orphan.
+            if record.status not in (201, 409):
                 with self.lock:
                     self.refused[ident] = record
                 time.sleep(0.2)

@@ -36,11 +36,15 @@ allocations as nodes all ``active``). ``pytest -s`` prints what each
 scenario saw.
 
 Issue #33: until the service answers within its bounds under these
-faults, the latency, drop and orphan assertions fail; every scenario
-runs to the end anyway. The whole file took 3 min 20 s on the shared
+faults, the latency, drop, orphan and Retry-After assertions fail (on
+the code before the fix, in two runs: every scenario over 5 s with
+drops but the database kill, which answered within 4.3 s once and 6.3 s
+the other time; orphans after the broker faults and the stopped
+conductor; 503s without Retry-After); every scenario runs to the end
+anyway. The whole file took 3 min 20 s and 3 min 40 s on the shared
 2-CPU machine (failing as above; cluster start and enrolment included);
-allocations stuck ``allocating`` would add up to 60 s of settling wait a
-scenario. With CI=true a missing MariaDB, RabbitMQ or Redis fails the
+allocations stuck ``allocating`` would add up to 60 s of settling wait
+a scenario. With CI=true a missing MariaDB, RabbitMQ or Redis fails the
 test instead of skipping it.
 """
 
