@@ -54,11 +54,22 @@ class ProcessGroup:
         self.procs[name].send_signal(signal.SIGKILL)
         self.procs[name].wait()
 
+    def pause(self, name):
+        """SIGSTOP: the process is frozen, its sockets stay open (a hung
+        process, or a host that stopped scheduling it)."""
+        self.procs[name].send_signal(signal.SIGSTOP)
+
+    def resume(self, name):
+        """SIGCONT a process ``pause`` stopped."""
+        self.procs[name].send_signal(signal.SIGCONT)
+
     def stop(self, timeout=30, kill=()):
         """SIGTERM each process (SIGKILL those whose names start with one
-        of ``kill``) and wait for it."""
+        of ``kill``) and wait for it. A paused process is resumed first,
+        or it would not act on SIGTERM."""
         for name, proc in self.procs.items():
             if proc.poll() is None:
+                proc.send_signal(signal.SIGCONT)
                 if name.startswith(tuple(kill)):
                     proc.kill()
                 else:

@@ -67,16 +67,27 @@ def migrate(url):
 
 class Client:
     """Ironic's API (``headers``), one keep-alive connection per
-    thread."""
+    thread; ``timeout``: seconds a connect or a read may wait."""
 
     headers = {'X-OpenStack-Ironic-API-Version': API_VERSION,
                'Accept': 'application/json'}
 
-    def __init__(self, port):
+    def __init__(self, port, timeout=60):
         self.port = port
+        self.timeout = timeout
         self._local = threading.local()
 
     def request(self, method, path, body=None):
+        """(status, parsed body)."""
+        status, parsed, _headers = self.exchange(method, path, body)
+        return status, parsed
+
+    def exchange(self, method, path, body=None):
+        """(status, parsed body, response headers as an
+        ``http.client.HTTPMessage``). A connection that fails is retried
+        once on a new one (a keep-alive connection the server closed);
+        a timeout is not: the request was sent and went unanswered, and
+        the caller is to know."""
         headers = dict(self.headers)
         data = None
         if body is not None:
@@ -86,23 +97,23 @@ class Client:
             conn = getattr(self._local, 'conn', None)
             if conn is None:
                 conn = http.client.HTTPConnection('127.0.0.1', self.port,
-                                                  timeout=60)
+                                                  timeout=self.timeout)
                 self._local.conn = conn
             try:
                 conn.request(method, path, body=data, headers=headers)
                 resp = conn.getresponse()
                 raw = resp.read()
                 break
-            except (OSError, http.client.HTTPException):
+            except (OSError, http.client.HTTPException) as exc:
                 conn.close()
                 self._local.conn = None
-                if attempt == 2:
+                if attempt == 2 or isinstance(exc, TimeoutError):
                     raise
         try:
             parsed = json.loads(raw) if raw else None
         except ValueError:
             parsed = raw.decode(errors='replace')
-        return resp.status, parsed
+        return resp.status, parsed, resp.headers
 
     def ok(self, method, path, body=None):
         status, parsed = self.request(method, path, body)
