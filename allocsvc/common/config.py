@@ -51,6 +51,19 @@ _MESSAGING_HIDDEN_OPTS = (
 CONTROL_EXCHANGE = 'allocsvc'
 
 default_opts = [
+    cfg.FloatOpt(
+        'database_lock_wait_timeout', default=1.0, min=0,
+        help='The most seconds a database statement of allocsvc waits for '
+             'a row lock that another transaction holds (MariaDB/MySQL '
+             'innodb_lock_wait_timeout, whole seconds; PostgreSQL '
+             'lock_timeout), before its transaction is run again, and, '
+             'while the lock stays held, answered 503 (an API request) '
+             'or left to the periodic check (a conductor\'s allocation). '
+             'The locks of allocsvc\'s transactions are held for '
+             'milliseconds; a process stopped inside one (SIGSTOP, a '
+             'frozen VM) keeps them, and without this bound everyone '
+             'needing one of them would queue behind it. 0 keeps the '
+             'server\'s own bound. SQLite has its own busy timeout.'),
     cfg.StrOpt(
         'host', default=socket.gethostname(), sample_default='localhost',
         help='The name of this service host. A conductor registers under '
@@ -172,10 +185,11 @@ api_opts = [
              'are never refused. 0: half the threads seen serving the '
              'process\'s requests, at least 1.'),
     cfg.FloatOpt(
-        'conductor_slow_call', default=0.5, min=0,
+        'conductor_slow_call', default=1.0, min=0,
         help='Seconds after which a call waiting for a conductor\'s '
              'answer counts as slow (see conductor_waiting_calls). Keep '
-             'it above the time conductors usually take to answer.'),
+             'it above the time conductors take to answer under load, and '
+             'below conductor_answer_timeout.'),
 ]
 
 placement_opts = [

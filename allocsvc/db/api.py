@@ -43,9 +43,52 @@ def _no_reset_on_return(engine):
     engine.pool._reset_on_return = None
 
 
+# Seconds a statement waits for a row lock another transaction holds
+# (``configure`` sets it from ``[DEFAULT] database_lock_wait_timeout``).
+_lock_wait_timeout = None
+
+
+def _bound_lock_waits(engine):
+    """Every connection of ``engine`` waits at most ``_lock_wait_timeout``
+    seconds for a row lock (MariaDB/MySQL ``innodb_lock_wait_timeout``,
+    PostgreSQL ``lock_timeout``). A process stopped inside a transaction
+    (SIGSTOP, a frozen VM, a debugger) keeps its locks; the servers'
+    own bounds (50 s, none) let everyone who needs one of them -- the
+    topology row every tree change takes at commit, a node's row --
+    wait as long, holding their own locks, and a whole deployment
+    queued behind one frozen process. Past the bound the statement
+    fails; the transaction runs again (``retry``), and, while the lock
+    stays held, is a 503 (``DatabaseUnavailable``) for an API request
+    and an outage the periodic check waits out for a conductor."""
+    seconds = _lock_wait_timeout
+    if not seconds:
+        return
+    if engine.dialect.name == 'mysql':
+        statement = 'SET SESSION innodb_lock_wait_timeout = %d' % max(
+            1, int(round(seconds)))
+    elif engine.dialect.name == 'postgresql':
+        statement = "SET SESSION lock_timeout = '%dms'" % int(
+            seconds * 1000)
+    else:
+        return
+
+    def _connect(dbapi_connection, connection_record):
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute(statement)
+        finally:
+            cursor.close()
+        if engine.dialect.name == 'postgresql':
+            # psycopg2 opened a transaction for the SET: end it, or
+            # the pool's first user would inherit it.
+            dbapi_connection.commit()
+
+    sa.event.listen(engine, 'connect', _connect)
+
+
 def tune_engine(engine):
     """Make SQLite safe for concurrent writers; elsewhere, see
-    ``_no_reset_on_return``.
+    ``_no_reset_on_return`` and ``_bound_lock_waits``.
 
     SQLite starts transactions deferred: one that has read and then wants
     to write while another writer holds the lock is refused at once with
@@ -56,6 +99,7 @@ def tune_engine(engine):
     """
     if engine.dialect.name != 'sqlite':
         _no_reset_on_return(engine)
+        _bound_lock_waits(engine)
         return
 
     def _connect(dbapi_connection, connection_record):
@@ -121,9 +165,24 @@ def is_disconnect(exc):
         _PG_UNREACHABLE.match(str(inner))))
 
 
+# A row lock not granted within the bound (``_bound_lock_waits``):
+# MariaDB/MySQL's error 1205 (oslo.db makes it a DBDeadlock), and
+# PostgreSQL's lock_timeout (SQLSTATE 55P03), which oslo.db leaves a
+# plain DBError.
+_LOCK_TIMEOUT = re.compile(r'\b1205\b.*Lock wait timeout exceeded|'
+                           r'canceling statement due to lock timeout')
+
+
+def is_lock_timeout(exc):
+    """Whether ``exc`` is a statement that waited out the row lock
+    bound."""
+    return isinstance(exc, (db_exc.DBError, sa_exc.DBAPIError)) and \
+        bool(_LOCK_TIMEOUT.search(str(exc)))
+
+
 def _disconnect_retried(exc):
     # What oslo.db's own checks (DBDeadlock, DBConnectionError) miss.
-    return _sqlite_busy(exc) or is_disconnect(exc)
+    return _sqlite_busy(exc) or is_disconnect(exc) or is_lock_timeout(exc)
 
 
 # What the outermost transaction of a thread retries, and how often:
@@ -172,9 +231,14 @@ def retry(function):
         _scope.reconnected = False
         try:
             return retrying(*args, **kwargs)
-        except (db_exc.DBError, sa_exc.OperationalError) as exc:
+        except (db_exc.DBError, sa_exc.DBAPIError) as exc:
             if is_disconnect(exc):
                 LOG.warning('The database is unreachable: %s', exc)
+                raise exception.DatabaseUnavailable() from exc
+            if is_lock_timeout(exc):
+                # Another transaction keeps a lock this one needs (its
+                # process may be stopped): as good as an outage.
+                LOG.warning('A database lock stays held: %s', exc)
                 raise exception.DatabaseUnavailable() from exc
             raise
         finally:
@@ -212,8 +276,10 @@ writer = _RetryingTransactions(context_manager.writer)
 def configure(conf):
     """Point the context manager at ``[database]`` of ``conf`` (once: the
     engine cannot change after the first transaction)."""
+    global _lock_wait_timeout
     if context_manager.is_started:
         return
+    _lock_wait_timeout = conf.database_lock_wait_timeout
     # thread_checkin makes every connection check-in sleep(0) so that
     # eventlet's green threads take turns; allocsvc runs native threads,
     # where it only gives the GIL away at the end of each transaction.
