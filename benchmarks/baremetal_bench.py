@@ -36,14 +36,13 @@ import uuid
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from bench import baremetal  # noqa: E402
+from bench import report  # noqa: E402
 from bench import servers  # noqa: E402
 
 RABBIT = 'rabbit://guest:guest@127.0.0.1:5672/'
 
 
-def log(msg):
-    print('[%s] %s' % (datetime.datetime.now().strftime('%H:%M:%S'), msg),
-          file=sys.stderr, flush=True)
+log = report.log
 
 
 def parse_args(argv):

@@ -59,7 +59,9 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / 'benchmarks'))
 
+from bench import report  # noqa: E402
 from tests import backends  # noqa: E402
 from tests.integration import baremetal_cluster  # noqa: E402
 from tests.integration import fault_load  # noqa: E402
@@ -70,9 +72,7 @@ DB_NAME = 'allocsvc_fault_bench'
 SETTLE = 60
 
 
-def log(msg):
-    print('[%s] %s' % (datetime.datetime.now().strftime('%H:%M:%S'), msg),
-          file=sys.stderr, flush=True)
+log = report.log
 
 
 def parse_args(argv):

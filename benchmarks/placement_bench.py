@@ -108,9 +108,7 @@ def parse_args(argv):
     return args
 
 
-def log(msg):
-    print('[%s] %s' % (datetime.datetime.now().strftime('%H:%M:%S'), msg),
-          file=sys.stderr, flush=True)
+log = report.log
 
 
 def _context(args):

@@ -1,9 +1,20 @@
 """Turn the scenarios' raw results into figures, a text table with the
-ours/theirs ratio, and a JSON document."""
+ours/theirs ratio, and a JSON document; ``log``, the benchmarks'
+progress lines."""
 
+import datetime
 import json
+import sys
 
 from bench import scenarios
+
+
+def log(msg):
+    """A progress line on stderr, with the time (the figures go to
+    stdout)."""
+    print('[%s] %s' % (datetime.datetime.now().strftime('%H:%M:%S'), msg),
+          file=sys.stderr, flush=True)
+
 
 _QUERY_SCENARIO = {'flat': '1 flat', 'trees': '2 trees',
                    'wide_limit10': '3 wide limit=10',
