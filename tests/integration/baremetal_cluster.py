@@ -264,19 +264,48 @@ class Cluster(processes.ProcessGroup):
             client.transport.cleanup()
 
 
+# How many times ``patient`` sends a request the service answered 503.
+PATIENCE = 10
+
+
+def patient(client, method, path, body=None, done_if=None):
+    """``client.ok``, sending the request again after a 503 (at its
+    Retry-After, at most a second), as a polite client does: on a
+    loaded machine a conductor may be slow enough to be passed over.
+    ``done_if``: a status that, after a 503, means the earlier attempt
+    did the work (the parsed body is then None)."""
+    for attempt in range(PATIENCE):
+        status, parsed, headers = client.exchange(method, path, body)
+        if status == 503 and attempt + 1 < PATIENCE:
+            time.sleep(min(1.0, float(headers.get('Retry-After') or 1)))
+            continue
+        if attempt and status == done_if:
+            return None
+        assert status < 300, (method, path, status, parsed)
+        return parsed
+
+
 def enrol(client, count, resource_class, traits=(), threads=16):
-    """``count`` fake-hardware nodes, powered off and ``available``."""
+    """``count`` fake-hardware nodes, powered off and ``available``,
+    through ``patient`` requests."""
     def one(i):
-        node = client.ok('POST', '/v1/nodes', {
-            'driver': 'fake-hardware', 'name': 'node-%d' % i,
-            'resource_class': resource_class})
+        name = 'node-%d' % i
+        node = patient(client, 'POST', '/v1/nodes', {
+            'driver': 'fake-hardware', 'name': name,
+            'resource_class': resource_class}, done_if=409)
+        if node is None:
+            node = client.ok('GET', '/v1/nodes/%s' % name)
         for trait in traits:
-            client.ok('PUT', '/v1/nodes/%s/traits/%s' % (node['uuid'], trait))
-        client.ok('PUT', '/v1/nodes/%s/states/power' % node['uuid'],
-                  {'target': 'power off'})
-        for verb in ('manage', 'provide'):
-            client.ok('PUT', '/v1/nodes/%s/states/provision' % node['uuid'],
-                      {'target': verb})
+            patient(client, 'PUT', '/v1/nodes/%s/traits/%s'
+                    % (node['uuid'], trait))
+        patient(client, 'PUT', '/v1/nodes/%s/states/power' % node['uuid'],
+                {'target': 'power off'})
+        for verb, state in (('manage', 'manageable'),
+                            ('provide', 'available')):
+            if client.ok('GET', '/v1/nodes/%s' % node['uuid'])[
+                    'provision_state'] != state:
+                patient(client, 'PUT', '/v1/nodes/%s/states/provision'
+                        % node['uuid'], {'target': verb})
         return node['uuid']
 
     with concurrent.futures.ThreadPoolExecutor(threads) as pool:
