@@ -56,7 +56,9 @@ def _run(conf):
     stopper = server.Stopper(conf.graceful_shutdown_timeout)
     try:
         app = api_app.setup_app(conf, prepare_db=False,
-                                rpcapi=rpcapi.ConductorAPI(conf, transport))
+                                rpcapi=rpcapi.ConductorAPI(
+                                    conf, transport,
+                                    in_process=url == rpc.LOCAL_URL))
         servers = [server.make_server(conf.api.host_ip, conf.api.port, app)]
         if conf.api.placement_port:
             servers.append(server.make_server(

@@ -141,7 +141,10 @@ api_opts = [
              'requests go to the conductor that takes the suspect\'s '
              'place. Keep it above the time a conductor may take to '
              'answer ([conductor] request_node_locked_retry_attempts '
-             'times request_node_locked_retry_interval, plus the work).'),
+             'times request_node_locked_retry_interval, plus the work). '
+             'allocsvc-all without a transport_url (the conductor in the '
+             'API\'s process) waits [DEFAULT] rpc_response_timeout '
+             'instead, and suspects nobody.'),
     cfg.FloatOpt(
         'conductor_call_timeout', default=3.0, min=0.1,
         help='The most seconds a write of the bare-metal API that needs '

@@ -104,7 +104,8 @@ def conductor_for(alive, node):
 
 class ConductorAPI:
     """Client of the conductors, on ``transport`` (default: the one of
-    ``conf``)."""
+    ``conf``); ``in_process``: the only conductor runs in this process,
+    on an in-process transport (see ``_call_on``)."""
 
     # 1.0: create_allocation (cast), backfill_allocation (call)
     # 1.1: destroy_allocation, update_allocation, create_node,
@@ -131,7 +132,7 @@ class ConductorAPI:
     # 1.7: create_allocation_group (cast), destroy_allocation_group (call)
     RPC_API_VERSION = '1.7'
 
-    def __init__(self, conf, transport=None):
+    def __init__(self, conf, transport=None, in_process=False):
         objects.register_all()
         self.conf = conf
         self.transport = transport or rpc.get_transport(conf)
@@ -146,6 +147,11 @@ class ConductorAPI:
         self._senders_lock = threading.Lock()
         self.suspects = call_guard.Suspects(conf)
         self.waiting = call_guard.Waiting(conf)
+        # With the conductor in this process (allocsvc-all on its own
+        # transport), a slow answer is load (SQLite's writers queue),
+        # not a silent peer: calls wait [DEFAULT] rpc_response_timeout,
+        # and nobody is suspected.
+        self.in_process = in_process
 
     def _bounded(self, timeout, function, *args, **kwargs):
         """``function(*args, **kwargs)`` in a sender thread; its result
@@ -350,8 +356,19 @@ class ConductorAPI:
         NoConductorAvailable (503) if the broker is suspected or cannot
         take the message (``[api] conductor_send_retries``), if no host
         answers in time, or while ``[api] conductor_waiting_calls``
-        requests wait on slow conductors (``call_guard.Waiting``)."""
+        requests wait on slow conductors (``call_guard.Waiting``). With
+        the in-process transport, the one conductor is waited for up to
+        ``[DEFAULT] rpc_response_timeout``, without suspicion."""
         options = self.conf.api
+        if self.in_process:
+            try:
+                return self._call_once(context, hosts[0], version, method,
+                                       self.conf.rpc_response_timeout,
+                                       kwargs)
+            except messaging.MessagingTimeout:
+                raise exception.NoConductorAvailable(
+                    'the conductor did not answer in time',
+                    retry_after=options.conductor_probe_interval)
         if self.suspects.passed_over(call_guard.BROKER):
             raise exception.NoConductorAvailable(
                 'the message broker could not be reached a moment ago',

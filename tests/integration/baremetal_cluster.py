@@ -300,12 +300,10 @@ def enrol(client, count, resource_class, traits=(), threads=16):
                     % (node['uuid'], trait))
         patient(client, 'PUT', '/v1/nodes/%s/states/power' % node['uuid'],
                 {'target': 'power off'})
-        for verb, state in (('manage', 'manageable'),
-                            ('provide', 'available')):
-            if client.ok('GET', '/v1/nodes/%s' % node['uuid'])[
-                    'provision_state'] != state:
-                patient(client, 'PUT', '/v1/nodes/%s/states/provision'
-                        % node['uuid'], {'target': verb})
+        for verb in ('manage', 'provide'):
+            # A 400 after a 503: the earlier attempt moved the node on.
+            patient(client, 'PUT', '/v1/nodes/%s/states/provision'
+                    % node['uuid'], {'target': verb}, done_if=400)
         return node['uuid']
 
     with concurrent.futures.ThreadPoolExecutor(threads) as pool:

@@ -15,7 +15,9 @@ per probe interval, and any answer ends the suspicion; while
 ``conductor_slow_call``, a new call is a 503 at once (calls answered in
 the usual time never are, and a cast is not held back); every call's
 context says when its client stops waiting, the request's own is
-unchanged; 503s carry Retry-After.
+unchanged; 503s carry Retry-After; the conductor of allocsvc-all (in
+the API's process) is waited for as long as an RPC answer may take, and
+never suspected.
 
 Waits are bounded generously (the machine may be loaded): "at once"
 means well below the answer timeout, not a measured figure.
@@ -89,6 +91,8 @@ class _Prepared:
         if mode == 'hang':
             broker.release.wait(30)
             raise messaging.MessagingTimeout('no answer')
+        if mode == 'slow':
+            time.sleep(0.5)
         if self.host in broker.errors:
             # As an endpoint's error crosses the wire.
             raise rpc.RemoteAllocsvcError.wrap(broker.errors[self.host])
@@ -342,3 +346,14 @@ def test_a_message_refused_after_its_request_gave_up_suspects_the_broker():
     while not client.suspects.suspected(call_guard.BROKER):
         assert time.monotonic() < deadline
         time.sleep(0.01)
+
+
+def test_the_conductor_in_this_process_is_waited_for_not_suspected():
+    # allocsvc-all: a slow answer is load, not a silent peer.
+    client = _client([_Conductor(1, 'c1')], conductor_answer_timeout=0.2,
+                     conductor_call_timeout=0.2)
+    client.in_process = True
+    client.client.mode['c1'] = 'slow'
+    assert client._call(None, 'c1', '1.1', 'update_node') == \
+        'update_node by c1'
+    assert not client.suspects.suspected('c1')
