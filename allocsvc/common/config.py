@@ -103,7 +103,7 @@ api_opts = [
              'its creator names none (a Linux bonding mode, as Ironic\'s '
              'option of that name).'),
     cfg.IntOpt(
-        'conductor_send_retries', default=1, min=0,
+        'conductor_send_retries', default=0, min=0,
         help='How many times a request of the bare-metal API connects to '
              'the message broker again when the connection fails while it '
              'sends a message to a conductor. Each try waits longer '
@@ -111,9 +111,13 @@ api_opts = [
              'rabbit_retry_interval, growing by rabbit_retry_backoff): '
              'with those options\' defaults, 0 gives up at once, 1 after '
              'about 2 seconds and 2 after about 6. A write that needs an '
-             'answer from a conductor is then answered 503; a new '
+             'answer from a conductor is then answered 503, a new '
              'allocation is answered as usual (see '
-             'conductor_handover_timeout).'),
+             'conductor_handover_timeout), and the broker is suspected '
+             '(see conductor_suspect_time): the next requests do not try '
+             'it until a probe finds it back. The default, 0, answers at '
+             'once rather than spending the request\'s seconds on a broker '
+             'that refuses connections.'),
     cfg.FloatOpt(
         'conductor_handover_timeout', default=1.0, min=0.1,
         help='The most seconds POST /v1/allocations waits for the message '

@@ -270,13 +270,17 @@ PATIENCE = 10
 
 def patient(client, method, path, body=None, done_if=None):
     """``client.ok``, sending the request again after a 503 (at its
-    Retry-After, at most a second), as a polite client does: on a
-    loaded machine a conductor may be slow enough to be passed over.
+    Retry-After, at most a second) or a 409 for a locked node, as a
+    polite client does: on a loaded machine a conductor may be slow
+    enough to be passed over while it still works on the request.
     ``done_if``: a status that, after a 503, means the earlier attempt
     did the work (the parsed body is then None)."""
     for attempt in range(PATIENCE):
         status, parsed, headers = client.exchange(method, path, body)
-        if status == 503 and attempt + 1 < PATIENCE:
+        # 503, or the node locked by the operation of an earlier attempt
+        # (409 "... is locked by host ..."; ironicclient retries it too).
+        if attempt + 1 < PATIENCE and (status == 503 or (
+                status == 409 and 'is locked by host' in str(parsed))):
             time.sleep(min(1.0, float(headers.get('Retry-After') or 1)))
             continue
         if attempt and status == done_if:
