@@ -103,7 +103,7 @@ api_opts = [
              'its creator names none (a Linux bonding mode, as Ironic\'s '
              'option of that name).'),
     cfg.IntOpt(
-        'conductor_send_retries', default=0, min=0,
+        'conductor_send_retries', default=1, min=0,
         help='How many times a request of the bare-metal API connects to '
              'the message broker again when the connection fails while it '
              'sends a message to a conductor. Each try waits longer '
@@ -114,10 +114,11 @@ api_opts = [
              'answer from a conductor is then answered 503, a new '
              'allocation is answered as usual (see '
              'conductor_handover_timeout), and the broker is suspected '
-             '(see conductor_suspect_time): the next requests do not try '
-             'it until a probe finds it back. The default, 0, answers at '
-             'once rather than spending the request\'s seconds on a broker '
-             'that refuses connections.'),
+             '(see conductor_suspect_time). Keep at least 1: a pooled '
+             'connection the broker closed (it restarted, or was cut '
+             'off) is only opened again by a send that may reconnect, and '
+             'with 0 every pooled connection would fail once more after '
+             'the broker is back.'),
     cfg.FloatOpt(
         'conductor_handover_timeout', default=1.0, min=0.1,
         help='The most seconds POST /v1/allocations waits for the message '
@@ -150,7 +151,7 @@ api_opts = [
              'API\'s process) waits [DEFAULT] rpc_response_timeout '
              'instead, and suspects nobody.'),
     cfg.FloatOpt(
-        'conductor_call_timeout', default=3.0, min=0.1,
+        'conductor_call_timeout', default=2.5, min=0.1,
         help='The most seconds a write of the bare-metal API that needs '
              'an answer from a conductor (changes to nodes, ports, port '
              'groups, traits and states; deleting or renaming an '
