@@ -52,7 +52,7 @@ CONTROL_EXCHANGE = 'allocsvc'
 
 default_opts = [
     cfg.FloatOpt(
-        'database_lock_wait_timeout', default=1.0, min=0,
+        'database_lock_wait_timeout', default=2.0, min=0,
         help='The most seconds a database statement of allocsvc waits for '
              'a row lock that another transaction holds (MariaDB/MySQL '
              'innodb_lock_wait_timeout, whole seconds; PostgreSQL '
