@@ -9,6 +9,7 @@ test plays the API: it writes allocations the way the API does
 ``rpcapi.ConductorAPI``.
 """
 
+import threading
 import uuid
 
 from futurist import _thread as futurist_thread
@@ -80,6 +81,26 @@ class Harness:
         self.transport.cleanup()
 
     # -- data ----------------------------------------------------------------
+
+    @staticmethod
+    def check_at_once(services):
+        """Run the periodic check of every conductor of ``services`` at
+        the same moment, one thread each; what each took over, by host
+        name."""
+        barrier = threading.Barrier(len(services))
+        taken = {}
+
+        def check(svc):
+            barrier.wait()
+            taken[svc.host] = svc.check_allocations()
+
+        threads = [threading.Thread(target=check, args=(svc,))
+                   for svc in services]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return taken
 
     def node(self, name=None, rc='baremetal', traits=(), **values):
         values.setdefault('driver', 'fake-hardware')

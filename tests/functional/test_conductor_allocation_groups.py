@@ -22,7 +22,6 @@ Scenarios:
   group binds them).
 """
 
-import threading
 
 import pytest
 import sqlalchemy as sa
@@ -282,18 +281,7 @@ def test_a_dead_conductors_groups_are_taken_over_whole(harness):
     db_conductors.unregister(harness.context, gone.hostname)
     one = harness.start_conductor('one')
     two = harness.start_conductor('two')
-    barrier = threading.Barrier(2)
-
-    def check(svc):
-        barrier.wait()
-        svc.check_allocations()
-
-    threads = [threading.Thread(target=check, args=(svc,))
-               for svc in (one, two)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    harness.check_at_once([one, two])
     bound = []
     for group in groups:
         done = final(harness, group)

@@ -137,19 +137,7 @@ def test_two_conductors_race_for_dead_ones(harness):
 
     one = harness.start_conductor('one')
     two = harness.start_conductor('two')
-    barrier = threading.Barrier(2)
-    won = {}
-
-    def check(svc):
-        barrier.wait()
-        won[svc.host] = svc.check_allocations()
-
-    threads = [threading.Thread(target=check, args=(svc,))
-               for svc in (one, two)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    won = harness.check_at_once([one, two])
 
     first, second = set(won[one.host]), set(won[two.host])
     assert not first & second

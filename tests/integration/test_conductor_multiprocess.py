@@ -261,6 +261,14 @@ def _check_errors_cross_rabbitmq(cluster):
     mirror.destroy_node(cluster.context, node.id)
 
 
+def _kill_once(cluster, victim, killed):
+    """SIGKILL conductor ``victim`` unless ``killed`` says it was (the
+    caller holds the lock that makes this once)."""
+    if not killed.is_set():
+        killed.set()
+        cluster.kill(victim)
+
+
 def test_killed_conductor_work_is_taken_over(cluster):
     _check_errors_cross_rabbitmq(cluster)
     made = _make_nodes(cluster.context, NODES)
@@ -281,9 +289,8 @@ def test_killed_conductor_work_is_taken_over(cluster):
             with lock:
                 picked[allocation_id] = owner
                 count = len(picked)
-            if count >= NODES // 3 and not killed.is_set():
-                killed.set()
-                cluster.kill(victim)
+            if count >= NODES // 3:
+                _kill_once(cluster, victim, killed)
 
     with concurrent.futures.ThreadPoolExecutor(CLIENTS) as pool:
         list(pool.map(client, range(CLIENTS)))
@@ -408,9 +415,8 @@ def test_killed_conductor_never_leaves_a_partial_group(cluster):
                         pass
             with lock:
                 asked[0] += count
-                if asked[0] >= GROUP_NODES // 3 and not killed.is_set():
-                    killed.set()
-                    cluster.kill(victim)
+                if asked[0] >= GROUP_NODES // 3:
+                    _kill_once(cluster, victim, killed)
 
     with concurrent.futures.ThreadPoolExecutor(GROUP_CLIENTS) as pool:
         list(pool.map(client, range(GROUP_CLIENTS)))
