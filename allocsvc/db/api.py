@@ -57,9 +57,9 @@ def _bound_lock_waits(engine):
     topology row every tree change takes at commit, a node's row --
     wait as long, holding their own locks, and a whole deployment
     queued behind one frozen process. Past the bound the statement
-    fails; the transaction runs again (``retry``), and, while the lock
-    stays held, is a 503 (``DatabaseUnavailable``) for an API request
-    and an outage the periodic check waits out for a conductor."""
+    fails, and its transaction is not run again (``retry``): it is a
+    503 (``DatabaseUnavailable``) for an API request and an outage the
+    periodic check waits out for a conductor."""
     seconds = _lock_wait_timeout
     if not seconds:
         return
@@ -201,6 +201,11 @@ _RETRY = oslo_db_api.wrap_db_retry(
 _scope = threading.local()
 
 
+class _LockStaysHeld(Exception):
+    """A statement waited out the row lock bound: not retried (none of
+    ``_RETRY``'s checks knows it); ``retry`` answers DatabaseUnavailable."""
+
+
 def retry(function):
     """Run ``function``, a whole transaction, again on a deadlock or a
     lost connection (see ``_RETRY``); a database still unreachable after
@@ -219,6 +224,11 @@ def retry(function):
         except Exception as exc:
             if is_disconnect(exc):
                 _scope.reconnected = True
+            elif is_lock_timeout(exc):
+                # The bound was the wait: the holder of a lock kept that
+                # long is stopped or stuck, and every retry would wait
+                # the bound again (six of them held a request 12 s).
+                raise _LockStaysHeld() from exc
             raise
 
     retrying = _RETRY(attempt)
@@ -231,14 +241,14 @@ def retry(function):
         _scope.reconnected = False
         try:
             return retrying(*args, **kwargs)
+        except _LockStaysHeld as exc:
+            # Another transaction keeps a lock this one needs (its
+            # process may be stopped): as good as an outage.
+            LOG.warning('A database lock stays held: %s', exc.__cause__)
+            raise exception.DatabaseUnavailable() from exc.__cause__
         except (db_exc.DBError, sa_exc.DBAPIError) as exc:
             if is_disconnect(exc):
                 LOG.warning('The database is unreachable: %s', exc)
-                raise exception.DatabaseUnavailable() from exc
-            if is_lock_timeout(exc):
-                # Another transaction keeps a lock this one needs (its
-                # process may be stopped): as good as an outage.
-                LOG.warning('A database lock stays held: %s', exc)
                 raise exception.DatabaseUnavailable() from exc
             raise
         finally:
