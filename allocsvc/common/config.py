@@ -192,10 +192,25 @@ api_opts = [
              'others keep serving reads. Calls answered in the usual time '
              'are never refused. 0: half the threads seen serving the '
              'process\'s requests, at least 1.'),
+    cfg.IntOpt(
+        'conductor_spare_threads', default=1, min=0,
+        help='How many of the threads seen serving an API process\'s '
+             'requests are never taken by a request that waits for a '
+             'conductor\'s answer (through the message broker): they '
+             'stay free for requests that do not (reads), so that a read '
+             'never queues behind calls to a stalled conductor or '
+             'broker. A call that would take one of them waits for '
+             'another call to end while no call has waited longer than '
+             'conductor_slow_call seconds, and is answered 503 with '
+             'Retry-After otherwise. A process that was not seen serving '
+             'more requests at once than this has no bound. 0 disables '
+             'the bound. Give each API process more threads than this '
+             '(gunicorn --threads, uWSGI threads).'),
     cfg.FloatOpt(
         'conductor_slow_call', default=1.0, min=0,
         help='Seconds after which a call waiting for a conductor\'s '
-             'answer counts as slow (see conductor_waiting_calls). Keep '
+             'answer counts as slow (see conductor_waiting_calls and '
+             'conductor_spare_threads). Keep '
              'it above the time conductors take to answer under load, and '
              'below conductor_answer_timeout.'),
 ]

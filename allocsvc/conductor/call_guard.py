@@ -18,9 +18,12 @@ module two things before it waits on the broker or a conductor:
   half the threads seen serving the process's requests, at least one)
   have waited longer than ``[api] conductor_slow_call`` seconds, a new
   call is answered 503 at once: a stalled peer can hold only part of
-  the process's threads (until it is suspected), and the others go on
-  serving reads, which never wait on the broker. Calls answered in the
-  usual time are never held back.
+  the process's threads (until it is suspected). And calls never take
+  the last ``[api] conductor_spare_threads`` threads: those serve reads,
+  which never wait on the broker, so a read does not queue behind calls
+  to a stalled peer (a call that would take one waits, while no call is
+  slow, for another to end). Calls answered in the usual time are never
+  held back.
 
 Both are per API process and in memory: each worker learns on its own,
 from its own requests, which costs each worker at most one bounded wait
@@ -102,16 +105,24 @@ class Suspects:
 
 class Waiting:
     """The calls of this process's requests that wait for a conductor's
-    answer (``with waiting:``). While ``limit()`` of them have waited
-    longer than ``[api] conductor_slow_call`` seconds, a peer is
-    stalling: a new call is refused at once (503) instead of joining
-    them. Calls answered in the usual time are never refused, however
-    many there are."""
+    answer (``with waiting:``), bounded two ways:
+
+    * while ``limit()`` of them have waited longer than ``[api]
+      conductor_slow_call`` seconds, a peer is stalling: a new call is
+      refused at once (503) instead of joining them;
+    * they never take the last ``[api] conductor_spare_threads`` of the
+      threads seen serving the process's requests, which are kept for
+      requests that do not wait on a conductor (reads). A call that
+      would take one waits for another call to end, for at most as long
+      as none of them is slow; then it is refused (503).
+
+    Calls answered in the usual time are never refused, however many
+    there are."""
 
     def __init__(self, conf, clock=time.monotonic):
         self._conf = conf
         self._clock = clock
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
         self._started = {}      # token -> when its call started
         self._threads = set()
 
@@ -133,31 +144,61 @@ class Waiting:
             return None
         return max(1, len(self._threads) // 2)
 
+    def room(self):
+        """How many calls may wait at once: the threads seen but ``[api]
+        conductor_spare_threads``; None (no bound) while no more threads
+        than that were seen -- a process serving one request at a time
+        (or none yet) has no thread to keep free."""
+        spare = self._conf.api.conductor_spare_threads
+        seen = len(self._threads)
+        if not spare or seen <= spare:
+            return None
+        return seen - spare
+
+    def _slow(self, now):
+        usual = self._conf.api.conductor_slow_call
+        return sum(1 for started in self._started.values()
+                   if now - started >= usual)
+
     def slow(self, now=None):
         """How many calls have waited longer than the usual time."""
         now = self._clock() if now is None else now
-        usual = self._conf.api.conductor_slow_call
         with self._lock:
-            return sum(1 for started in self._started.values()
-                       if now - started >= usual)
+            return self._slow(now)
 
     def enter(self):
         """Join the waiting calls (a token for ``leave``), or
-        NoConductorAvailable (503) while ``limit()`` of them are slow."""
-        now = self._clock()
+        NoConductorAvailable (503) while ``limit()`` of them are slow,
+        or while they fill ``room()`` and one of them is slow."""
         limit = self.limit()
-        if limit is not None:
-            slow = self.slow(now)
-            if slow >= limit:
+        with self._lock:
+            now = self._clock()
+            slow = self._slow(now)
+            if limit is not None and slow >= limit:
                 raise exception.NoConductorAvailable(
                     '%d requests of this API process are waiting on '
                     'conductors that are slow to answer' % slow,
                     retry_after=1)
-        token = object()
-        with self._lock:
+            room = self.room()
+            while room is not None and len(self._started) >= room:
+                if slow:
+                    raise exception.NoConductorAvailable(
+                        'all the threads of this API process that may '
+                        'wait on conductors do, and %d of them waited '
+                        'longer than usual' % slow, retry_after=1)
+                # Until a call ends, or the oldest one turns slow.
+                oldest = min(self._started.values())
+                self._lock.wait(max(
+                    0.001, oldest + self._conf.api.conductor_slow_call -
+                    now))
+                now = self._clock()
+                slow = self._slow(now)
+                room = self.room()
+            token = object()
             self._started[token] = now
         return token
 
     def leave(self, token):
         with self._lock:
             self._started.pop(token, None)
+            self._lock.notify_all()

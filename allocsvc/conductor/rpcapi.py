@@ -33,7 +33,8 @@ No request waits on a dead peer for long (``call_guard``):
   waiting;
 * while ``[api] conductor_waiting_calls`` requests of the process have
   waited longer than ``[api] conductor_slow_call`` for an answer, new
-  calls get a 503 at once.
+  calls get a 503 at once, and calls never take the last ``[api]
+  conductor_spare_threads`` threads (``call_guard.Waiting``).
 
 Nothing here waits on the message broker without a bound: while it is
 unreachable, oslo.messaging would reconnect for ever (or, with

@@ -13,7 +13,10 @@ again (calls 503 at once, casts not sent) except by one probing request
 per probe interval, and any answer ends the suspicion; while
 ``conductor_waiting_calls`` calls have waited longer than
 ``conductor_slow_call``, a new call is a 503 at once (calls answered in
-the usual time never are, and a cast is not held back); every call's
+the usual time never are, and a cast is not held back); calls never
+take the last of the threads seen serving requests (``[api]
+conductor_spare_threads``): one that would waits for another to end,
+and is a 503 once a call in flight is slow; every call's
 context says when its client stops waiting, the request's own is
 unchanged; 503s carry Retry-After; the conductor of allocsvc-all (in
 the API's process) is waited for as long as an RPC answer may take, and
@@ -323,6 +326,83 @@ def test_the_automatic_bound_is_half_the_threads_seen():
     for thread in threads:
         thread.join()
     assert waiting.limit() == 4
+
+
+def _seen(waiting, count):
+    """Make ``waiting`` have seen ``count`` request threads."""
+    barrier = threading.Barrier(count)
+
+    def serve():
+        waiting.saw_thread()
+        barrier.wait(10)    # alive together: distinct identities
+
+    threads = [threading.Thread(target=serve) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def test_calls_leave_a_thread_free_for_reads():
+    waiting = call_guard.Waiting(conftest.make_conf(
+        conductor_slow_call=SLOW, conductor_waiting_calls=8))
+    _seen(waiting, 3)
+    assert waiting.room() == 2
+    first, second = waiting.enter(), waiting.enter()
+    # The third thread is the reads': a call that would take it waits
+    # for one of the others to end, and goes once one does.
+    ended = threading.Timer(SLOW / 4, waiting.leave, args=(first,))
+    ended.start()
+    third, took = _timed(waiting.enter)
+    assert not isinstance(third, Exception), third
+    assert took >= SLOW / 8
+    ended.join()
+    # While the two in flight do not end, the waiting one gives up as
+    # soon as one of them is slow, and later ones at once.
+    exc, took = _timed(waiting.enter)
+    assert isinstance(exc, exception.NoConductorAvailable)
+    assert 'longer than usual' in str(exc)
+    assert exc.retry_after >= 1
+    assert took < SLOW + AT_ONCE
+    exc, took = _timed(waiting.enter)
+    assert isinstance(exc, exception.NoConductorAvailable)
+    assert took < AT_ONCE
+    waiting.leave(second)
+    waiting.leave(third)
+    assert waiting.leave(waiting.enter()) is None
+
+
+def test_calls_answered_in_time_share_the_threads_without_refusal():
+    waiting = call_guard.Waiting(conftest.make_conf(
+        conductor_slow_call=10 * SLOW, conductor_waiting_calls=8))
+    _seen(waiting, 2)
+    assert waiting.room() == 1
+
+    def call(i):
+        token = waiting.enter()
+        time.sleep(0.002)
+        waiting.leave(token)
+        return i
+
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        assert sorted(pool.map(call, range(64))) == list(range(64))
+
+
+def test_the_spare_threads_need_more_threads_seen():
+    waiting = call_guard.Waiting(conftest.make_conf(
+        conductor_spare_threads=2))
+    assert waiting.room() is None
+    _seen(waiting, 2)
+    # A process serving no more requests at once than the spare
+    # threads has none to keep free.
+    assert waiting.room() is None
+    waiting.enter()
+    waiting.enter()
+    _seen(waiting, 3)
+    assert waiting.room() == 1
+    off = call_guard.Waiting(conftest.make_conf(conductor_spare_threads=0))
+    _seen(off, 4)
+    assert off.room() is None
 
 
 def test_a_message_refused_after_its_request_gave_up_suspects_the_broker():
