@@ -16,6 +16,9 @@ Placement tables
     resource_provider_aggregates / resource_provider_traits   associations
     placement_topology       one row: the version of the providers' trees
     placement_topology_changes   the roots each version changed
+    placement_reservations   capacity held for a project over a window
+    placement_reservation_amounts   what a reservation holds, per
+                             (provider, class)
 
 Bare-metal tables (the Ironic-compatible half; see the section at the end)
     conductors               conductor services, their liveness
@@ -211,6 +214,38 @@ placement_topology_changes = sa.Table(
               autoincrement=False),
     sa.Column('root_provider_id', sa.Integer, primary_key=True,
               autoincrement=False),
+)
+
+# Reservations (migration 0012): capacity held for a project over
+# [start_at, end_at), one amounts row per (provider, class).
+placement_reservations = sa.Table(
+    'placement_reservations', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('uuid', sa.String(36), nullable=False),
+    sa.Column('project_id', sa.Integer, sa.ForeignKey('projects.id'),
+              nullable=False),
+    sa.Column('start_at', PreciseDateTime, nullable=False),
+    sa.Column('end_at', PreciseDateTime, nullable=False),
+    *_timestamps(precise=True),
+    sa.UniqueConstraint('uuid', name='uniq_placement_reservations0uuid'),
+    sa.Index('placement_reservations_window_idx', 'end_at', 'start_at'),
+    sa.Index('placement_reservations_project_idx', 'project_id'),
+)
+
+placement_reservation_amounts = sa.Table(
+    'placement_reservation_amounts', metadata,
+    sa.Column('reservation_id', sa.Integer,
+              sa.ForeignKey('placement_reservations.id'), primary_key=True,
+              autoincrement=False),
+    sa.Column('resource_provider_id', sa.Integer,
+              sa.ForeignKey('resource_providers.id'), primary_key=True,
+              autoincrement=False),
+    sa.Column('resource_class_id', sa.Integer,
+              sa.ForeignKey('resource_classes.id'), primary_key=True,
+              autoincrement=False),
+    sa.Column('amount', sa.Integer, nullable=False),
+    sa.Index('placement_reservation_amounts_pair_idx',
+             'resource_provider_id', 'resource_class_id'),
 )
 
 # ---------------------------------------------------------------------------

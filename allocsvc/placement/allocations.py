@@ -58,6 +58,7 @@ from allocsvc.db import models
 from allocsvc.placement import consumers as consumers_mod
 from allocsvc.placement import inventories
 from allocsvc.placement import node_guard
+from allocsvc.placement import reservations
 from allocsvc.placement import resource_classes
 
 _ALLOC = models.allocations
@@ -332,13 +333,18 @@ def _unable(message, rc_name, rp_uuid):
         "'%s' on resource provider '%s'. %s" % (rc_name, rp_uuid, message))
 
 
-def check_capacity(context, plan):
+def check_capacity(context, plan, ids=None):
     """Refuse (409) allocations the inventories cannot take: a class the
     provider has no inventory of, an amount outside min_unit..max_unit
     or not a multiple of step_size, or a total over
     (total - reserved) * allocation_ratio. Run after the consumers' old
     allocations are deleted, so usage is everybody else's; a write that
     does not raise the total of an already overcommitted pair passes.
+
+    Where reservations are active (``reservations``), what they still
+    hold for other projects counts as used: the load, not the usage, is
+    held to the capacity. ``ids``: the write's interned ids (the
+    consumers' projects).
     """
     new, old = {}, {}
     for req in plan.requests:
@@ -355,6 +361,7 @@ def check_capacity(context, plan):
     if rows is None:
         rows = _capacity_rows(context, new)
     ratio = inventories.stored_ratio(context)
+    loads = _loads(context, plan, ids, new, old)
     for req in plan.requests:
         for rp_uuid, res in req.resources.items():
             rp_id = plan.providers[rp_uuid][0]
@@ -382,6 +389,56 @@ def check_capacity(context, plan):
                     raise _unable(
                         'The requested amount would exceed the capacity.',
                         name, rp_uuid)
+                if key in loads:
+                    before, after = loads[key](used)
+                    if after > capacity and after > before:
+                        raise _unable(
+                            'The requested amount would exceed the '
+                            'capacity: reservations of other projects hold '
+                            'part of it.', name, rp_uuid)
+
+
+def _loads(context, plan, ids, new, old):
+    """{(provider id, class id): function(others' usage) -> (load before,
+    load after)} of the pairs of ``new`` on which reservations are
+    active now (``reservations.load``); ``new`` and ``old``: the
+    write's amounts and the consumers' former ones, per pair."""
+    if ids is None:
+        return {}
+    held = reservations.holds(context, set(new), reservations.now())
+    if not held:
+        return {}
+    new_by, old_by = {}, {}
+    for req in plan.requests:
+        project = ids.projects[req.project_id]
+        for rp_uuid, res in req.resources.items():
+            rp_id = plan.providers[rp_uuid][0]
+            for name, amount in res.items():
+                mine = new_by.setdefault((rp_id, plan.classes[name]), {})
+                mine[project] = mine.get(project, 0) + amount
+        current = plan.consumers.get(req.uuid)
+        for rp_id, rc_id, used in plan.old.get(req.uuid, ()):
+            mine = old_by.setdefault((rp_id, rc_id), {})
+            mine[current.project_id] = mine.get(
+                current.project_id, 0) + used
+    projects = {p for pair in held.values() for p in pair}
+    others = reservations.usage_by_project(context, set(held), projects)
+
+    def for_pair(key):
+        def loads(used):
+            by = others.get(key, {})
+            before_by = dict(by)
+            for project, amount in old_by.get(key, {}).items():
+                before_by[project] = before_by.get(project, 0) + amount
+            after_by = dict(by)
+            for project, amount in new_by.get(key, {}).items():
+                after_by[project] = after_by.get(project, 0) + amount
+            return (reservations.load(used + old.get(key, 0), held[key],
+                                      before_by),
+                    reservations.load(used + new[key], held[key],
+                                      after_by))
+        return loads
+    return {key: for_pair(key) for key in held}
 
 
 _INSERT = _ALLOC.insert()
@@ -407,7 +464,7 @@ def write(context, plan, ids):
     if existing:
         session.execute(_ALLOC.delete().where(
             _ALLOC.c.consumer_id.in_(existing)))
-    check_capacity(context, plan)
+    check_capacity(context, plan, ids)
     now = timeutils.utcnow()
     rows = [{'resource_provider_id': plan.providers[rp_uuid][0],
              'consumer_id': req.uuid,

@@ -38,6 +38,7 @@ from allocsvc.common import states
 from allocsvc.db import api as db_api
 from allocsvc.db import models
 from allocsvc.placement import allocations as engine_allocations
+from allocsvc.placement import reservations
 from allocsvc.placement import topology
 
 _RP = models.resource_providers
@@ -356,6 +357,7 @@ def delete(context, node_uuid, allocation_uuids=()):
     for table in (_INV, _RPT, _RPA):
         context.session.execute(table.delete().where(
             table.c.resource_provider_id == state.id))
+    reservations.forget_provider(context, state.id)
     topology.changed(context, root_ids=[state.id])
     context.session.execute(_RP.update().where(_RP.c.id == state.id)
                             .values(root_provider_id=None))

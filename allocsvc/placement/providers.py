@@ -11,6 +11,7 @@ from allocsvc.common import exception
 from allocsvc.db import api as db_api
 from allocsvc.db import models
 from allocsvc.placement import node_guard
+from allocsvc.placement import reservations
 from allocsvc.placement import topology
 
 _RP = models.resource_providers
@@ -261,6 +262,7 @@ def delete(context, uuid):
     for table in (_INV, _RPT, _RPA):
         session.execute(table.delete().where(
             table.c.resource_provider_id == rp.id))
+    reservations.forget_provider(context, rp.id)
     topology.changed(context, root_ids=[rp.root_provider_id])
     try:
         # Clear the self-reference first: some databases check it per row.

@@ -1,0 +1,499 @@
+"""Reservations: capacity held for a project over a window of time.
+
+A reservation holds amounts of resource classes on providers for one
+project from ``start`` (included) to ``end`` (excluded): adjacent windows
+do not overlap. What it means, at an instant ``t`` and for one
+(provider, class) pair:
+
+* ``held(P, t)``: the sum of the amounts of project P's reservations
+  active at ``t`` (``start <= t < end``).
+* A project's allocations draw on its own holds first: what P's holds
+  still keep free for P is ``max(0, held(P, t) - used(P))``, ``used(P)``
+  being what the consumers of P have allocated from the pair.
+* The load of the pair is what is allocated plus what every project's
+  holds still keep free: ``used + sum over P of max(0, held(P, t) -
+  used(P))``. A claim of project Q (``allocations.check_capacity``) is
+  refused when it would take the load over the capacity (``(total -
+  reserved) * allocation_ratio``), as Placement refuses one that takes
+  the usage over it: Q may use its own holds, never another's.
+* Before and after its window a reservation holds nothing; claims read
+  the clock (``now``) and need no process to act when a window opens or
+  closes.
+
+A reservation is made (or its window moved) only if, at every instant
+of its window, the reservations active then, it included, hold no more
+than the capacity of each pair; and, when its window holds the present,
+only if it takes the load of the pair no higher than the capacity (or
+no higher than it was). Allocations present now are not counted against
+a later window: they may be gone by then, and before a window opens its
+capacity is everybody's. Allocations still there when a window opens, or
+drawing on a reservation when it ends, stay; while the load is over the
+capacity, new claims that would raise it wait (Placement's rule for an
+inventory below its usage).
+
+Every write takes the row locks of the providers it holds amounts on
+(``SELECT ... FOR UPDATE`` in id order), the locks every allocation
+write takes first (``allocations.bump_providers``): reservations and
+claims of the same providers are serialised, and a check never reads a
+state another writer is changing.
+
+The engine reads time through ``now`` only (oslo.utils' ``utcnow``,
+which tests move with ``timeutils.set_time_override``).
+"""
+
+import collections
+
+from oslo_utils import timeutils
+from oslo_utils import uuidutils
+import sqlalchemy as sa
+
+from allocsvc.common import exception
+from allocsvc.db import api as db_api
+from allocsvc.db import models
+from allocsvc.placement import consumers as consumers_mod
+from allocsvc.placement import inventories
+from allocsvc.placement import resource_classes
+
+_RES = models.placement_reservations
+_AMT = models.placement_reservation_amounts
+_ALLOC = models.allocations
+_CONSUMER = models.consumers
+_INV = models.inventories
+_PROJECT = models.projects
+_RC = models.resource_classes
+_RP = models.resource_providers
+# What a reservation holds, with the names of providers and classes.
+_NAMED = (_AMT.join(_RP, _RP.c.id == _AMT.c.resource_provider_id)
+          .join(_RC, _RC.c.id == _AMT.c.resource_class_id))
+
+UNSATISFIED = 'placement.reservation.unsatisfied'
+
+
+def now():
+    """The engine's clock: a naive UTC datetime."""
+    return timeutils.utcnow()
+
+
+class Reservation:
+    """One reservation: ``uuid``, ``project_id`` (the external id),
+    ``start`` and ``end`` (naive UTC), ``amounts`` {provider uuid:
+    {class name: amount}}, ``created_at``, ``updated_at``."""
+
+    __slots__ = ('id', 'uuid', 'project_id', 'start', 'end', 'amounts',
+                 'created_at', 'updated_at')
+
+    def __init__(self, row, amounts):
+        self.id = row.id
+        self.uuid = row.uuid
+        self.project_id = row.project_external_id
+        self.start = row.start_at
+        self.end = row.end_at
+        self.created_at = row.created_at
+        self.updated_at = row.updated_at
+        self.amounts = amounts
+
+    def active(self, at=None):
+        at = now() if at is None else at
+        return self.start <= at < self.end
+
+
+# -- reading -----------------------------------------------------------------
+
+def _select():
+    return (sa.select(_RES.c.id, _RES.c.uuid, _RES.c.start_at,
+                      _RES.c.end_at, _RES.c.created_at, _RES.c.updated_at,
+                      _PROJECT.c.external_id.label('project_external_id'))
+            .select_from(_RES.join(_PROJECT,
+                                   _PROJECT.c.id == _RES.c.project_id)))
+
+
+def _with_amounts(context, rows):
+    rows = list(rows)
+    amounts = collections.defaultdict(dict)
+    if rows:
+        found = context.session.execute(
+            sa.select(_AMT.c.reservation_id, _RP.c.uuid, _RC.c.name,
+                      _AMT.c.amount)
+            .select_from(_NAMED)
+            .where(_AMT.c.reservation_id.in_([row.id for row in rows])))
+        for res_id, rp_uuid, rc_name, amount in found:
+            amounts[res_id].setdefault(rp_uuid, {})[rc_name] = amount
+    return [Reservation(row, dict(amounts.get(row.id, {}))) for row in rows]
+
+
+@db_api.reader
+def get(context, uuid):
+    """The Reservation ``uuid``; NotFound if there is none."""
+    found = _with_amounts(context, context.session.execute(
+        _select().where(_RES.c.uuid == uuid)))
+    if not found:
+        raise exception.NotFound('No reservation with uuid %s found' % uuid)
+    return found[0]
+
+
+@db_api.reader
+def list_(context, project_id=None, provider_uuid=None, start=None,
+          end=None):
+    """The reservations of project ``project_id`` (external id), holding
+    something on provider ``provider_uuid``, whose windows overlap
+    [``start``, ``end``) (either may be None: unbounded), oldest first."""
+    query = _select()
+    if project_id is not None:
+        query = query.where(_PROJECT.c.external_id == project_id)
+    if provider_uuid is not None:
+        query = query.where(_RES.c.id.in_(
+            sa.select(_AMT.c.reservation_id)
+            .select_from(_AMT.join(_RP,
+                                   _RP.c.id == _AMT.c.resource_provider_id))
+            .where(_RP.c.uuid == provider_uuid)))
+    if start is not None:
+        query = query.where(_RES.c.end_at > start)
+    if end is not None:
+        query = query.where(_RES.c.start_at < end)
+    return _with_amounts(context, context.session.execute(
+        query.order_by(_RES.c.start_at, _RES.c.id)))
+
+
+# -- what reservations hold -------------------------------------------------
+
+def holds(context, pairs, at):
+    """{(provider id, class id): {project id: held}} of the reservations
+    active at ``at`` on ``pairs`` (caller's transaction; interned project
+    ids)."""
+    if not pairs:
+        return {}
+    rp_ids = sorted({rp for rp, _ in pairs})
+    rc_ids = sorted({rc for _, rc in pairs})
+    rows = context.session.execute(
+        sa.select(_AMT.c.resource_provider_id, _AMT.c.resource_class_id,
+                  _RES.c.project_id, sa.func.sum(_AMT.c.amount))
+        .select_from(_AMT.join(_RES, _RES.c.id == _AMT.c.reservation_id))
+        .where(_AMT.c.resource_provider_id.in_(rp_ids),
+               _AMT.c.resource_class_id.in_(rc_ids),
+               _RES.c.start_at <= at, _RES.c.end_at > at)
+        .group_by(_AMT.c.resource_provider_id, _AMT.c.resource_class_id,
+                  _RES.c.project_id))
+    found = {}
+    for rp_id, rc_id, project, held in rows:
+        if (rp_id, rc_id) in pairs:
+            found.setdefault((rp_id, rc_id), {})[project] = int(held)
+    return found
+
+
+def usage_by_project(context, pairs, projects):
+    """{(provider id, class id): {project id: used}} of the consumers of
+    ``projects`` (interned ids) on ``pairs`` (caller's transaction)."""
+    if not pairs or not projects:
+        return {}
+    rows = context.session.execute(
+        sa.select(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
+                  _CONSUMER.c.project_id, sa.func.sum(_ALLOC.c.used))
+        .select_from(_ALLOC.join(_CONSUMER,
+                                 _CONSUMER.c.uuid == _ALLOC.c.consumer_id))
+        .where(_ALLOC.c.resource_provider_id.in_(
+                   sorted({rp for rp, _ in pairs})),
+               _ALLOC.c.resource_class_id.in_(
+                   sorted({rc for _, rc in pairs})),
+               _CONSUMER.c.project_id.in_(sorted(projects)))
+        .group_by(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
+                  _CONSUMER.c.project_id))
+    found = {}
+    for rp_id, rc_id, project, used in rows:
+        if (rp_id, rc_id) in pairs:
+            found.setdefault((rp_id, rc_id), {})[project] = int(used)
+    return found
+
+
+def load(used, held, used_by):
+    """The load of a pair: ``used`` (everybody's allocations) plus what
+    each project's holds (``held`` {project: amount}) still keep free
+    beyond that project's own usage (``used_by`` {project: used})."""
+    return used + sum(max(0, amount - used_by.get(project, 0))
+                      for project, amount in held.items())
+
+
+def peak(windows, start, end):
+    """The most that ``windows`` [(start, end, amount)] hold together at
+    any instant of [``start``, ``end``): the sum only changes where a
+    window starts, so those instants (and ``start``) are the ones to
+    look at."""
+    instants = {start} | {s for s, _e, _a in windows if start < s < end}
+    return max((sum(a for s, e, a in windows if s <= t < e)
+                for t in instants), default=0)
+
+
+# -- writing -----------------------------------------------------------------
+
+def _capacities(context, pairs):
+    """{(provider id, class id): capacity} of the inventories of
+    ``pairs`` that exist."""
+    rp_ids = sorted({rp for rp, _ in pairs})
+    ratio = inventories.stored_ratio(context)
+    rows = context.session.execute(
+        sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
+                  _INV.c.total, _INV.c.reserved, _INV.c.allocation_ratio)
+        .where(_INV.c.resource_provider_id.in_(rp_ids)))
+    return {(row.resource_provider_id, row.resource_class_id):
+            (row.total - row.reserved) * ratio(row.allocation_ratio)
+            for row in rows
+            if (row.resource_provider_id, row.resource_class_id) in pairs}
+
+
+def _lock(context, rp_ids):
+    """Take the row locks of providers ``rp_ids`` in id order (those an
+    allocation write takes first)."""
+    for rp_id in sorted(rp_ids):
+        context.session.execute(
+            sa.select(_RP.c.id).where(_RP.c.id == rp_id).with_for_update())
+
+
+def _windows(context, pairs, start, end, but=None):
+    """{(provider id, class id): [(start, end, amount)]} of the other
+    reservations (not ``but``) on ``pairs`` whose windows overlap
+    [``start``, ``end``)."""
+    query = (sa.select(_AMT.c.resource_provider_id, _AMT.c.resource_class_id,
+                       _RES.c.start_at, _RES.c.end_at, _AMT.c.amount)
+             .select_from(_AMT.join(_RES, _RES.c.id == _AMT.c.reservation_id))
+             .where(_AMT.c.resource_provider_id.in_(
+                        sorted({rp for rp, _ in pairs})),
+                    _RES.c.start_at < end, _RES.c.end_at > start))
+    if but is not None:
+        query = query.where(_RES.c.id != but)
+    found = collections.defaultdict(list)
+    for rp_id, rc_id, s, e, amount in context.session.execute(query):
+        if (rp_id, rc_id) in pairs:
+            found[(rp_id, rc_id)].append((s, e, amount))
+    return found
+
+
+def _refuse(message):
+    return exception.Conflict(
+        'Unable to hold the reservation: %s' % message,
+        error_code=UNSATISFIED)
+
+
+def check(context, project, wanted, start, end, names, but=None, at=None):
+    """Refuse (409) holding ``wanted`` {(provider id, class id): amount}
+    for project ``project`` (interned id) over [``start``, ``end``):
+    a pair without inventory, a pair whose reservations would hold more
+    than its capacity at some instant of the window, or, when the window
+    holds ``at`` (now), a pair whose load it would take over the
+    capacity. ``but``: the id of the reservation being changed (its
+    current window does not count). ``names``: {(provider id, class
+    id): (provider uuid, class name)} for the messages."""
+    capacity = _capacities(context, wanted)
+    for pair in sorted(wanted):
+        if pair not in capacity:
+            raise _refuse("resource provider '%s' has no inventory of %s."
+                          % names[pair])
+    windows = _windows(context, wanted, start, end, but)
+    for pair in sorted(wanted):
+        others = windows.get(pair, [])
+        most = peak(others + [(start, end, wanted[pair])], start, end)
+        if most > capacity[pair]:
+            raise _refuse(
+                "%d %s on resource provider '%s' would be held from %s to "
+                "%s, and at some instant of that window the reservations "
+                "would hold %d of a capacity of %s."
+                % (wanted[pair], names[pair][1], names[pair][0],
+                   _iso(start), _iso(end), most, _number(capacity[pair])))
+    at = now() if at is None else at
+    if not start <= at < end:
+        return
+    held = holds(context, wanted, at)
+    if but is not None:
+        # The reservation being changed may be active already: its hold
+        # is counted below, as its new window's.
+        mine = context.session.execute(
+            sa.select(_AMT.c.resource_provider_id, _AMT.c.resource_class_id,
+                      _AMT.c.amount)
+            .select_from(_AMT.join(_RES, _RES.c.id == _AMT.c.reservation_id))
+            .where(_AMT.c.reservation_id == but,
+                   _RES.c.start_at <= at, _RES.c.end_at > at))
+        for rp_id, rc_id, amount in mine:
+            pair_held = held.setdefault((rp_id, rc_id), {})
+            pair_held[project] = pair_held.get(project, 0) - amount
+    projects = {p for pair in held.values() for p in pair} | {project}
+    used_by = usage_by_project(context, wanted, projects)
+    used = _usage(context, wanted)
+    for pair in sorted(wanted):
+        pair_held = dict(held.get(pair, {}))
+        before = load(used.get(pair, 0), pair_held, used_by.get(pair, {}))
+        pair_held[project] = pair_held.get(project, 0) + wanted[pair]
+        after = load(used.get(pair, 0), pair_held, used_by.get(pair, {}))
+        if after > capacity[pair] and after > before:
+            raise _refuse(
+                "%d %s on resource provider '%s' would be held from now, "
+                "and what is allocated and held there already leaves %s of "
+                "a capacity of %s."
+                % (wanted[pair], names[pair][1], names[pair][0],
+                   _number(max(0, capacity[pair] - before)),
+                   _number(capacity[pair])))
+
+
+def _usage(context, pairs):
+    rows = context.session.execute(
+        sa.select(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
+                  sa.func.sum(_ALLOC.c.used))
+        .where(_ALLOC.c.resource_provider_id.in_(
+                   sorted({rp for rp, _ in pairs})),
+               _ALLOC.c.resource_class_id.in_(
+                   sorted({rc for _, rc in pairs})))
+        .group_by(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id))
+    return {(rp, rc): int(used) for rp, rc, used in rows}
+
+
+def _iso(moment):
+    return moment.isoformat() + 'Z'
+
+
+def _number(value):
+    return ('%d' % value) if float(value).is_integer() else ('%g' % value)
+
+
+def _resolve(context, amounts):
+    """({(provider id, class id): amount}, {(provider id, class id):
+    (provider uuid, class name)}, provider ids) of ``amounts`` {provider
+    uuid: {class name: amount}}; BadRequest for an unknown provider or
+    class."""
+    uuids = sorted(amounts)
+    rows = context.session.execute(
+        sa.select(_RP.c.id, _RP.c.uuid).where(_RP.c.uuid.in_(uuids)))
+    providers = {row.uuid: row.id for row in rows}
+    for uuid in uuids:
+        if uuid not in providers:
+            raise exception.BadRequest(
+                "Reservation on resource provider '%s' that does not "
+                "exist." % uuid)
+    classes = {name for res in amounts.values() for name in res}
+    try:
+        class_ids = resource_classes.ids_by_name(context, classes)
+    except exception.NotFound as exc:
+        raise exception.BadRequest(exc.message)
+    wanted, names = {}, {}
+    for uuid, res in amounts.items():
+        for name, amount in res.items():
+            pair = (providers[uuid], class_ids[name])
+            wanted[pair] = amount
+            names[pair] = (uuid, name)
+    return wanted, names, set(providers.values())
+
+
+def _check_window(start, end, at):
+    if start >= end:
+        raise exception.BadRequest(
+            'The end of a reservation must be after its start.')
+    if end <= at:
+        raise exception.BadRequest(
+            'The end of a reservation must be in the future.')
+
+
+def create(context, project_id, start, end, amounts, uuid=None):
+    """Hold ``amounts`` {provider uuid: {class name: amount}} for project
+    ``project_id`` (external id) over [``start``, ``end``); the new
+    Reservation. BadRequest for a bad window or an unknown provider or
+    class, Conflict (409) when the capacity is not there (see
+    ``check``) or the uuid is taken."""
+    at = now()
+    _check_window(start, end, at)
+    if not amounts or not any(amounts.values()):
+        raise exception.BadRequest('A reservation must hold something.')
+    ids = consumers_mod.intern_ids(context, {project_id}, (), ())
+    project = ids.projects[project_id]
+    uuid = uuid or uuidutils.generate_uuid()
+    _create(context, uuid, project, start, end, amounts, at)
+    return get(context, uuid)
+
+
+@db_api.writer
+def _create(context, uuid, project, start, end, amounts, at):
+    session = context.session
+    wanted, names, rp_ids = _resolve(context, amounts)
+    _lock(context, rp_ids)
+    if session.execute(sa.select(_RES.c.id).where(
+            _RES.c.uuid == uuid)).first() is not None:
+        raise exception.Conflict('Reservation %s already exists.' % uuid)
+    check(context, project, wanted, start, end, names, at=at)
+    stamp = timeutils.utcnow()
+    result = session.execute(_RES.insert().values(
+        uuid=uuid, project_id=project, start_at=start, end_at=end,
+        created_at=stamp))
+    res_id = result.inserted_primary_key[0]
+    session.execute(_AMT.insert(), [
+        {'reservation_id': res_id, 'resource_provider_id': rp_id,
+         'resource_class_id': rc_id, 'amount': amount}
+        for (rp_id, rc_id), amount in sorted(wanted.items())])
+
+
+def update(context, uuid, start=None, end=None):
+    """Move the window of reservation ``uuid`` (None keeps a bound); the
+    Reservation. Shortening always succeeds; a window that grows is
+    checked as a new reservation would be (``check``)."""
+    at = now()
+    _update(context, uuid, start, end, at)
+    return get(context, uuid)
+
+
+@db_api.writer
+def _update(context, uuid, start, end, at):
+    session = context.session
+    row = session.execute(
+        sa.select(_RES.c.id, _RES.c.project_id, _RES.c.start_at,
+                  _RES.c.end_at).where(_RES.c.uuid == uuid)).first()
+    if row is None:
+        raise exception.NotFound('No reservation with uuid %s found' % uuid)
+    start = row.start_at if start is None else start
+    end = row.end_at if end is None else end
+    _check_window(start, end, at)
+    pairs = {(rp, rc): amount for rp, rc, amount in session.execute(
+        sa.select(_AMT.c.resource_provider_id, _AMT.c.resource_class_id,
+                  _AMT.c.amount).where(_AMT.c.reservation_id == row.id))}
+    _lock(context, {rp for rp, _ in pairs})
+    if start < row.start_at or end > row.end_at:
+        names = _names(context, pairs)
+        check(context, row.project_id, pairs, start, end, names,
+              but=row.id, at=at)
+    session.execute(_RES.update().where(_RES.c.id == row.id).values(
+        start_at=start, end_at=end, updated_at=timeutils.utcnow()))
+
+
+def _names(context, pairs):
+    rows = context.session.execute(
+        sa.select(_AMT.c.resource_provider_id, _AMT.c.resource_class_id,
+                  _RP.c.uuid, _RC.c.name)
+        .select_from(_NAMED)
+        .where(_AMT.c.resource_provider_id.in_(
+            sorted({rp for rp, _ in pairs}))))
+    return {(rp, rc): (rp_uuid, name) for rp, rc, rp_uuid, name in rows}
+
+
+@db_api.writer
+def delete(context, uuid):
+    """Delete reservation ``uuid``; NotFound if there is none."""
+    session = context.session
+    row = session.execute(sa.select(_RES.c.id).where(
+        _RES.c.uuid == uuid)).first()
+    if row is None:
+        raise exception.NotFound('No reservation with uuid %s found' % uuid)
+    session.execute(_AMT.delete().where(_AMT.c.reservation_id == row.id))
+    session.execute(_RES.delete().where(_RES.c.id == row.id))
+
+
+def forget_provider(context, rp_id):
+    """Drop what reservations hold on provider ``rp_id``, which is being
+    deleted (caller's transaction); a reservation left holding nothing
+    is deleted."""
+    session = context.session
+    touched = [row.reservation_id for row in session.execute(
+        sa.select(_AMT.c.reservation_id)
+        .where(_AMT.c.resource_provider_id == rp_id))]
+    if not touched:
+        return
+    session.execute(_AMT.delete().where(
+        _AMT.c.resource_provider_id == rp_id))
+    left = {row.reservation_id for row in session.execute(
+        sa.select(_AMT.c.reservation_id)
+        .where(_AMT.c.reservation_id.in_(touched)))}
+    empty = sorted(set(touched) - left)
+    if empty:
+        session.execute(_RES.delete().where(_RES.c.id.in_(empty)))
