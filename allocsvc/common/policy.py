@@ -20,6 +20,8 @@ ADMIN_OR_SERVICE = 'rule:admin_or_service_api'
 SERVICE = 'rule:service_api'
 PROJECT_READER_OR_ADMIN_OR_SERVICE = (
     'rule:admin_or_service_api or rule:project_reader_api')
+PROJECT_MEMBER_OR_ADMIN_OR_SERVICE = (
+    'rule:admin_or_service_api or rule:project_member_api')
 
 _DEPRECATED_REASON = (
     'Placement API policies now also allow the service role and have '
@@ -36,6 +38,10 @@ _base_rules = [
     policy.RuleDefault('project_reader_api',
                        'role:reader and project_id:%(project_id)s',
                        'Default rule for project-level read-only APIs.'),
+    policy.RuleDefault('project_member_api',
+                       'role:member and project_id:%(project_id)s',
+                       'Default rule for project-level APIs that change '
+                       'what a project owns.'),
 ]
 
 
@@ -48,6 +54,15 @@ def _rule(name, description, operations, check_str=ADMIN_OR_SERVICE):
         operations=[{'path': path, 'method': method}
                     for method, path in operations],
         scope_types=['project'], deprecated_rule=deprecated)
+
+
+def _reservation_rule(verb, description, operations, check_str):
+    return policy.DocumentedRuleDefault(
+        name='placement:reservations:%s' % verb, check_str=check_str,
+        description=description,
+        operations=[{'path': path, 'method': method}
+                    for method, path in operations],
+        scope_types=['project'])
 
 
 _RP = '/resource_providers'
@@ -153,6 +168,26 @@ _placement_rules = [
         operations=[{'path': '/allocation_candidates/claim',
                      'method': 'POST'}],
         scope_types=['project']),
+    # allocsvc extensions: reservations. A project sees and manages its
+    # own; administrators and the service role, every project's.
+    _reservation_rule(
+        'list', 'List reservations (a project\'s own, unless every '
+        'project\'s may be read).', [('GET', '/reservations')],
+        PROJECT_READER_OR_ADMIN_OR_SERVICE),
+    _reservation_rule(
+        'create', 'Hold capacity for a project over a window of time.',
+        [('POST', '/reservations')], PROJECT_MEMBER_OR_ADMIN_OR_SERVICE),
+    _reservation_rule(
+        'show', 'Show a reservation.', [('GET', '/reservations/{uuid}')],
+        PROJECT_READER_OR_ADMIN_OR_SERVICE),
+    _reservation_rule(
+        'update', 'Shorten or extend the window of a reservation.',
+        [('PUT', '/reservations/{uuid}')],
+        PROJECT_MEMBER_OR_ADMIN_OR_SERVICE),
+    _reservation_rule(
+        'delete', 'Delete a reservation.',
+        [('DELETE', '/reservations/{uuid}')],
+        PROJECT_MEMBER_OR_ADMIN_OR_SERVICE),
     # Only the compute service moves inventory it reports, as in
     # Placement: not even an administrator reshapes by hand.
     _rule('placement:reshaper:reshape', 'Reshape Inventory and '

@@ -47,6 +47,7 @@ from allocsvc.api.controllers.placement.schemas import group_claim
 from allocsvc.api.controllers.placement.schemas import allocation
 from allocsvc.api.controllers.placement.schemas import allocation_candidate
 from allocsvc.api.controllers.placement.schemas import inventory
+from allocsvc.api.controllers.placement.schemas import reservation
 from allocsvc.api.controllers.placement.schemas import reshaper
 from allocsvc.api.controllers.placement.schemas import resource_class
 from allocsvc.api.controllers.placement.schemas import resource_provider
@@ -461,6 +462,8 @@ PLACEMENT_BODIES = {
     # Takes no body.
     ('/traits/{name}', 'PUT'): [],
     ('/allocation_candidates/claim', 'POST'): [group_claim.CLAIM],
+    ('/reservations', 'POST'): [reservation.CREATE],
+    ('/reservations/{uuid}', 'PUT'): [reservation.UPDATE],
 }
 
 # The query schemas of the Placement reads that have one.
@@ -473,6 +476,7 @@ PLACEMENT_QUERIES = {
                                allocation_candidate.GET_1_36],
     '/usages': [usage.GET_1_9, usage.GET_1_38],
     '/traits': [trait.LIST_QUERY],
+    '/reservations': [reservation.LIST],
 }
 # The explanation takes the candidates' query.
 PLACEMENT_QUERIES['/allocation_candidates/explanation'] = \
@@ -503,6 +507,9 @@ PLACEMENT_QUERY_BASES = {
     '/traits': [[('name', 'startswith:CUSTOM')],
                 [('name', 'in:CUSTOM_FZ,HW_CPU_X86_AVX2')],
                 [('associated', 'true')]],
+    '/reservations': [[('project_id', 'p')], [('resource_provider', _RP)],
+                      [('start', '2030-01-01T00:00:00Z'),
+                       ('end', '2031-01-01T00:00:00+02:00')]],
 }
 PLACEMENT_QUERY_BASES['/allocation_candidates/explanation'] = \
     PLACEMENT_QUERY_BASES['/allocation_candidates']
@@ -510,7 +517,7 @@ PLACEMENT_QUERY_NAMES = [
     'name', 'uuid', 'member_of', 'in_tree', 'resources', 'required',
     'limit', 'group_policy', 'project_id', 'user_id', 'consumer_type',
     'associated', 'resources1', 'required_x', 'member_of2', 'same_subtree',
-    'root_required', 'in_tree1']
+    'root_required', 'in_tree1', 'resource_provider', 'start', 'end']
 
 
 # Microversions: mostly the latest (where the most is to reach), every
@@ -555,9 +562,16 @@ def _placement_seed(app):
         app, 'PUT', '/traits/CUSTOM_FZ_SPARE', '1.39'), 201)
     client.ok(client.placement_request(
         app, 'PUT', '/resource_classes/CUSTOM_FZ_SPARE', '1.39'), 201)
-    return {'uuid': [rp, consumer], 'name': ['CUSTOM_FZ', 'HW_CPU_X86_AVX2'],
+    held, spare_held = [client.ok(client.placement_request(
+        app, 'POST', '/reservations', '1.39',
+        {'project_id': 'p', 'start': '2030-01-01T00:00:00Z',
+         'end': '2030-01-02T00:00:00Z',
+         'resources': {rp: {'resources': {'VCPU': 1}}}}), 201)['uuid']
+        for _ in range(2)]
+    return {'uuid': [rp, consumer, held],
+            'name': ['CUSTOM_FZ', 'HW_CPU_X86_AVX2'],
             'resource_class': ['VCPU', 'CUSTOM_FZ'],
-            SPARE: {'uuid': [spare], 'name': ['CUSTOM_FZ_SPARE'],
+            SPARE: {'uuid': [spare, spare_held], 'name': ['CUSTOM_FZ_SPARE'],
                     'resource_class': ['CUSTOM_FZ_SPARE']}}
 
 

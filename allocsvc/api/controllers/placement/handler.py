@@ -16,6 +16,7 @@ from allocsvc.api.controllers.placement import allocation
 from allocsvc.api.controllers.placement import errors
 from allocsvc.api.controllers.placement import inventory
 from allocsvc.api.controllers.placement import resource_class
+from allocsvc.api.controllers.placement import reservation
 from allocsvc.api.controllers.placement import reshaper
 from allocsvc.api.controllers.placement import resource_provider
 from allocsvc.api.controllers.placement import root
@@ -102,6 +103,15 @@ ROUTE_DECLARATIONS = {
     },
     '/allocation_candidates/claim': {
         'POST': allocation_candidate.claim_allocation_candidates,
+    },
+    '/reservations': {
+        'GET': reservation.list_reservations,
+        'POST': reservation.create_reservation,
+    },
+    '/reservations/{uuid}': {
+        'GET': reservation.get_reservation,
+        'PUT': reservation.update_reservation,
+        'DELETE': reservation.delete_reservation,
     },
 }
 

@@ -14,6 +14,7 @@ EXTENSIONS = (
      '/allocation_candidates/explanation', ('GET',), '1.10'),
     ('allocation_candidates_claim',
      '/allocation_candidates/claim', ('POST',), '1.10'),
+    ('reservations', '/reservations', ('GET', 'POST'), '1.10'),
 )
 
 

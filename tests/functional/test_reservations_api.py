@@ -1,0 +1,179 @@
+"""``/reservations``, the Placement API's extension for capacity held in
+time, on every database: made, shown, listed, moved and deleted over
+HTTP, its errors in Placement's format, its policy (a project sees and
+manages its own), its place in the root document, and claims honouring
+it (``PUT /allocations``) as the clock moves, with no restart.
+"""
+
+import datetime
+import uuid
+
+from oslo_utils import timeutils
+import pytest
+
+from tests.client import create_provider
+from tests.client import ok
+from tests.client import placement_request as call
+
+T0 = datetime.datetime(2026, 12, 1)
+V = '1.39'
+
+
+@pytest.fixture(autouse=True)
+def clock():
+    timeutils.set_time_override(T0)
+    yield
+    timeutils.clear_time_override()
+
+
+def _at(hours):
+    return (T0 + datetime.timedelta(hours=hours)).isoformat() + 'Z'
+
+
+def _member(project):
+    return {'X-Auth-Token': 'user:%s' % project, 'X-Roles': 'member,reader'}
+
+
+def _body(rp, vcpu, start=1, end=2, project='p1'):
+    body = {'start': _at(start), 'end': _at(end),
+            'resources': {rp: {'resources': {'VCPU': vcpu}}}}
+    if project:
+        body['project_id'] = project
+    return body
+
+
+def _claim(app, rp, amount, project):
+    return call(app, 'PUT', '/allocations/%s' % uuid.uuid4(), V, {
+        'allocations': {rp: {'resources': {'VCPU': amount}}},
+        'project_id': project, 'user_id': 'u',
+        'consumer_generation': None, 'consumer_type': 'INSTANCE'})
+
+
+def test_lifecycle(app):
+    rp = create_provider(app, 'cn', inventory={'VCPU': {'total': 8}})
+    resp = call(app, 'POST', '/reservations', V, _body(rp, 6))
+    made = ok(resp, 201)
+    assert resp.location.endswith('/reservations/%s' % made['uuid'])
+    assert made['project_id'] == 'p1'
+    assert (made['start'], made['end']) == (_at(1), _at(2))
+    assert made['resources'] == {rp: {'resources': {'VCPU': 6}}}
+    assert made['active'] is False
+    assert made['links'][0]['href'].endswith(made['uuid'])
+    path = '/reservations/%s' % made['uuid']
+    assert ok(call(app, 'GET', path, V)) == made
+    listed = ok(call(app, 'GET', '/reservations', V))['reservations']
+    assert [r['uuid'] for r in listed] == [made['uuid']]
+    for query, count in (('project_id=p1', 1), ('project_id=p2', 0),
+                         ('resource_provider=%s' % rp, 1),
+                         ('start=%s' % _at(2), 0), ('end=%s' % _at(1), 0),
+                         ('start=%s&end=%s' % (_at(0), _at(1.5)), 1)):
+        found = ok(call(app, 'GET', '/reservations?' + query, V))
+        assert len(found['reservations']) == count, query
+    # Overlapping past the capacity: 409, explained.
+    resp = call(app, 'POST', '/reservations', V,
+                _body(rp, 3, start=1.5, end=3, project='p2'))
+    assert resp.status_int == 409
+    error = resp.json['errors'][0]
+    assert error['code'] == 'placement.reservation.unsatisfied'
+    assert 'would hold 9 of a capacity of 8' in error['detail']
+    # Shortened, then the other fits after it.
+    moved = ok(call(app, 'PUT', path, V, {'end': _at(1.5)}))
+    assert moved['end'] == _at(1.5)
+    ok(call(app, 'POST', '/reservations', V,
+            _body(rp, 3, start=1.5, end=3, project='p2')), 201)
+    # Extending into it again is refused, and changes nothing.
+    assert call(app, 'PUT', path, V, {'end': _at(2)}).status_int == 409
+    assert ok(call(app, 'GET', path, V))['end'] == _at(1.5)
+    assert call(app, 'DELETE', path, V).status_int == 204
+    assert call(app, 'GET', path, V).status_int == 404
+    assert call(app, 'DELETE', path, V).status_int == 404
+
+
+def test_claims_follow_the_clock(app):
+    rp = create_provider(app, 'cn', inventory={'VCPU': {'total': 4}})
+    ok(call(app, 'POST', '/reservations', V, _body(rp, 3)), 201)
+    assert _claim(app, rp, 4, 'p2').status_int == 204
+    timeutils.set_time_override(T0 + datetime.timedelta(hours=1))
+    # The other project's claim of 4 was made before the window: it
+    # stays, and new claims of others wait while it is over.
+    assert _claim(app, rp, 1, 'p2').status_int == 409
+    ok(call(app, 'GET', '/reservations/%s' % ok(call(
+        app, 'GET', '/reservations', V))['reservations'][0]['uuid'], V))
+
+
+def test_bad_requests(app):
+    rp = create_provider(app, 'cn', inventory={'VCPU': {'total': 4}})
+    cases = [
+        {},
+        {'start': _at(1), 'end': _at(2)},
+        dict(_body(rp, 1), extra=1),
+        dict(_body(rp, 1), start='tomorrow'),
+        _body(rp, 0),
+        {'start': _at(1), 'end': _at(2),
+         'resources': {rp: {'resources': {'vcpu': 1}}}},
+        _body(rp, 1, start=2, end=1),
+        _body(rp, 1, start=-2, end=-1),
+        _body(str(uuid.uuid4()), 1),
+        {'start': _at(1), 'end': _at(2),
+         'resources': {rp: {'resources': {'CUSTOM_NONE': 1}}}},
+    ]
+    for body in cases:
+        resp = call(app, 'POST', '/reservations', V, body)
+        assert resp.status_int == 400, (body, resp.text)
+        assert resp.json['errors'][0]['status'] == 400
+    assert call(app, 'GET', '/reservations?start=never', V).status_int == 400
+    assert call(app, 'GET', '/reservations?bogus=1', V).status_int == 400
+    assert call(app, 'GET', '/reservations/nope', V).status_int == 404
+    assert call(app, 'PUT', '/reservations/%s' % uuid.uuid4(), V,
+                {'end': _at(3)}).status_int == 404
+    made = ok(call(app, 'POST', '/reservations', V, _body(rp, 1)), 201)
+    path = '/reservations/%s' % made['uuid']
+    assert call(app, 'PUT', path, V, {}).status_int == 400
+    assert call(app, 'PUT', path, V, {'start': _at(5)}).status_int == 400
+    # Before the extensions' first microversion, and with a wrong method.
+    assert call(app, 'GET', '/reservations', '1.9').status_int == 404
+    assert call(app, 'PATCH', path, V).status_int == 405
+    assert call(app, 'POST', '/reservations', V, b'{',
+                headers={'Content-Type': 'application/json'}
+                ).status_int == 400
+
+
+def test_a_project_sees_and_manages_its_own(app):
+    rp = create_provider(app, 'cn', inventory={'VCPU': {'total': 8}})
+    mine = call(app, 'POST', '/reservations', V, _body(rp, 1, project=None),
+                headers=_member('pa'))
+    assert mine.status_int == 201, mine.text
+    assert mine.json['project_id'] == 'pa'
+    theirs = ok(call(app, 'POST', '/reservations', V,
+                     _body(rp, 1, project='pb')), 201)
+    # Not for another project.
+    resp = call(app, 'POST', '/reservations', V, _body(rp, 1, project='pb'),
+                headers=_member('pa'))
+    assert resp.status_int == 403
+    listed = ok(call(app, 'GET', '/reservations', V,
+                     headers=_member('pa')))['reservations']
+    assert [r['uuid'] for r in listed] == [mine.json['uuid']]
+    assert call(app, 'GET', '/reservations?project_id=pb', V,
+                headers=_member('pa')).status_int == 403
+    other = '/reservations/%s' % theirs['uuid']
+    for method, body in (('GET', None), ('PUT', {'end': _at(3)}),
+                         ('DELETE', None)):
+        resp = call(app, method, other, V, body, headers=_member('pa'))
+        assert resp.status_int == 404, (method, resp.text)
+    own = '/reservations/%s' % mine.json['uuid']
+    assert call(app, 'PUT', own, V, {'end': _at(3)},
+                headers=_member('pa')).status_int == 200
+    # A reader reads, and changes nothing.
+    reader = {'X-Auth-Token': 'user:pa', 'X-Roles': 'reader'}
+    assert call(app, 'GET', own, V, headers=reader).status_int == 200
+    assert call(app, 'DELETE', own, V, headers=reader).status_int == 403
+    assert call(app, 'DELETE', own, V,
+                headers=_member('pa')).status_int == 204
+
+
+def test_listed_in_the_root_document(app):
+    root = ok(call(app, 'GET', '/', V))
+    found = {e['name']: e for e in root['extensions']}
+    assert found['reservations']['href'].endswith('/reservations')
+    assert found['reservations']['methods'] == ['GET', 'POST']
+    assert root['versions'][0]['max_version'] == '1.39'
