@@ -204,6 +204,50 @@ def usage_by_project(context, pairs, projects):
     return found
 
 
+def held_back(context, rc_ids, at=None, exempt=()):
+    """{(provider id, class id): amount} that the reservations active at
+    ``at`` (now) still hold, beyond their projects' own usage, on the
+    classes ``rc_ids`` of any provider, for projects other than
+    ``exempt`` (interned ids): what a candidates request must count as
+    used (caller's transaction). Empty when no reservation is active."""
+    rc_ids = sorted(rc_ids)
+    if not rc_ids:
+        return {}
+    at = now() if at is None else at
+    rows = context.session.execute(
+        sa.select(_AMT.c.resource_provider_id, _AMT.c.resource_class_id,
+                  _RES.c.project_id, sa.func.sum(_AMT.c.amount))
+        .select_from(_AMT.join(_RES, _RES.c.id == _AMT.c.reservation_id))
+        .where(_AMT.c.resource_class_id.in_(rc_ids),
+               _RES.c.start_at <= at, _RES.c.end_at > at)
+        .group_by(_AMT.c.resource_provider_id, _AMT.c.resource_class_id,
+                  _RES.c.project_id)).all()
+    held = {}
+    for rp_id, rc_id, project, amount in rows:
+        if project not in exempt:
+            held.setdefault((rp_id, rc_id), {})[project] = int(amount)
+    if not held:
+        return {}
+    used_by = usage_by_project(
+        context, set(held), {p for by in held.values() for p in by})
+    found = {}
+    for pair, by in held.items():
+        own = used_by.get(pair, {})
+        extra = sum(max(0, amount - own.get(project, 0))
+                    for project, amount in by.items())
+        if extra:
+            found[pair] = extra
+    return found
+
+
+def hold_back(usage, held):
+    """Add ``held`` (``held_back``) to ``usage`` {(provider id, class
+    id): used}, in place; ``usage``."""
+    for pair, extra in held.items():
+        usage[pair] = usage.get(pair, 0) + extra
+    return usage
+
+
 def load(used, held, used_by):
     """The load of a pair: ``used`` (everybody's allocations) plus what
     each project's holds (``held`` {project: amount}) still keep free

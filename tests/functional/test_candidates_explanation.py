@@ -385,7 +385,8 @@ def test_root_documents_list_it(prefix, database):
     doc = ok(call(app, 'GET', prefix + '/'))
     assert doc['versions'][0]['max_version'] == '1.39'
     assert [e['name'] for e in doc['extensions']] == [
-        'allocation_candidates_explanation', 'allocation_candidates_claim']
+        'allocation_candidates_explanation', 'allocation_candidates_claim',
+        'reservations']
     (found,) = [e for e in doc['extensions']
                 if e['name'] == 'allocation_candidates_explanation']
     assert found['href'] == 'http://localhost%s/allocation_candidates/' \

@@ -177,3 +177,34 @@ def test_listed_in_the_root_document(app):
     assert found['reservations']['href'].endswith('/reservations')
     assert found['reservations']['methods'] == ['GET', 'POST']
     assert root['versions'][0]['max_version'] == '1.39'
+
+
+@pytest.mark.parametrize('extra', ['', '&limit=1', '&limit=1000'])
+def test_candidates_leave_active_reservations_alone(app, extra):
+    rp = create_provider(app, 'cn', inventory={'VCPU': {'total': 4}})
+    other = create_provider(app, 'cn2', inventory={'VCPU': {'total': 4}})
+    ok(call(app, 'POST', '/reservations', V, _body(rp, 3, start=0, end=1)),
+       201)
+
+    def found(amount):
+        doc = ok(call(app, 'GET', '/allocation_candidates?resources=VCPU:%d%s'
+                      % (amount, extra), V))
+        return sorted(next(iter(r['allocations']))
+                      for r in doc['allocation_requests'])
+
+    both = sorted([rp, other])
+    if extra == '&limit=1':
+        # One at random: the held provider only when it has room.
+        both = [rp] if found(1) == [rp] else [other]
+    assert found(1) == both
+    assert found(2) == [other]
+    # The holder's own claim draws on the hold: no change for others.
+    assert _claim(app, rp, 2, 'p1').status_int == 204
+    assert found(2) == [other]
+    # Once the window is over, its capacity is everybody's again: the
+    # 2 left beside the holder's claim (the other provider made small).
+    timeutils.set_time_override(T0 + datetime.timedelta(hours=1))
+    ok(call(app, 'PUT', '/resource_providers/%s/inventories' % other, V,
+            {'resource_provider_generation': 1,
+             'inventories': {'VCPU': {'total': 1}}}))
+    assert found(2) == [rp]

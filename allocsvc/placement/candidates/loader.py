@@ -21,6 +21,7 @@ connection and their rows fetched at once, as plain tuples.
 
 from allocsvc.placement import inventories
 from allocsvc.placement import names
+from allocsvc.placement import reservations
 from allocsvc.placement import topology
 from allocsvc.placement.candidates import statements
 
@@ -234,7 +235,9 @@ def load_usage(context, class_names, trait_names, in_trees=()):
     rows = _rows(context, statements.capacity,
                  **_name_params(class_names, trait_names, in_trees))
     snap.names = _read_names(rows)
-    snap.usage = {(row[1], row[2]): row[3] for row in rows if row[0] == 1}
+    snap.usage = reservations.hold_back(
+        {(row[1], row[2]): row[3] for row in rows if row[0] == 1},
+        reservations.held_back(context, snap.names.classes.values()))
     snap.topology = topology.current(
         context, snap.names.stamp, inventories.stored_ratio(context))
     return snap
@@ -259,8 +262,9 @@ def load(context, min_amounts, trait_names, in_trees=(), any_sharing=False,
                 for name, rc_id in snap.names.classes.items()}
     snap.requested = frozenset(least_of)
     snap.member_aggs = member_aggs
-    usage = snap.usage = {(row[1], row[2]): row[3] for row in rows
-                          if row[0] == 1}
+    usage = snap.usage = reservations.hold_back(
+        {(row[1], row[2]): row[3] for row in rows if row[0] == 1},
+        reservations.held_back(context, snap.requested))
     snap.topology = topology.current(
         context, snap.names.stamp, inventories.stored_ratio(context))
     classes_of, shared_classes = _read_inventories(
@@ -395,8 +399,10 @@ def load_part(context, names, topo, least_of, found, anchors,
     rp_ids = sorted(rp_id for rp_id in among
                     if not snap.requested.isdisjoint(
                         topo.classes.get(rp_id, ())))
-    usage = statements.usage(context.session.connection(), rp_ids,
-                             sorted(snap.requested))[1]
+    usage = reservations.hold_back(
+        statements.usage(context.session.connection(), rp_ids,
+                         sorted(snap.requested))[1],
+        reservations.held_back(context, snap.requested))
     classes_of, shared_classes = _read_inventories(
         snap, usage, least_of, found.eligible, among=rp_ids)
     if not snap.inventory:

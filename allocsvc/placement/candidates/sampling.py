@@ -23,6 +23,7 @@ import random
 from allocsvc.placement.candidates import search
 from allocsvc.placement.candidates import statements
 from allocsvc.placement import inventories
+from allocsvc.placement import reservations
 from allocsvc.placement import topology
 
 # The first draw is this many times the limit (at least FIRST_AT_LEAST
@@ -114,6 +115,7 @@ def sample(context, names, group, wide, limit, among=None):
     empty = frozenset()
     connection = context.session.connection()
     rc_ids = [rc_id for rc_id, _amount in wanted]
+    held = reservations.held_back(context, rc_ids)
     found = []
     first = max(limit * FIRST_TIMES_LIMIT, FIRST_AT_LEAST)
     for drawn in _draws(pool, first):
@@ -137,7 +139,8 @@ def sample(context, names, group, wide, limit, among=None):
             fitting.append(rp_id)
         if not fitting:
             continue
-        used = statements.usage(connection, fitting, rc_ids)[1]
+        used = reservations.hold_back(
+            statements.usage(connection, fitting, rc_ids)[1], held)
         for rp_id in fitting:
             if all(_fits(topo.inventories[rc_id][rp_id], amount,
                          used.get((rp_id, rc_id), 0))
