@@ -502,6 +502,9 @@ def add_removed_providers(context, plan):
 @db_api.reader
 def _plan(context, requests, class_error_prefix):
     node_guard.refuse_claims(context, [req.uuid for req in requests])
+    # A reservation's class names the reservation the claim draws on
+    # (as nova sends back the allocation request it was offered).
+    reservations.strip_classes(context, requests)
     plan = resolve(context, requests, class_error_prefix)
     add_removed_providers(context, plan)
     return plan

@@ -42,6 +42,9 @@ which tests move with ``timeutils.set_time_override``).
 """
 
 import collections
+import contextlib
+import re
+import threading
 
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
@@ -204,15 +207,160 @@ def usage_by_project(context, pairs, projects):
     return found
 
 
-def held_back(context, rc_ids, at=None, exempt=()):
+# -- reservation classes ----------------------------------------------------
+#
+# A request for CUSTOM_RESERVATION_<uuid> (Blazar's name for the class of
+# its reservation providers' inventory, with the uuid upper-cased and
+# its dashes as underscores) names reservation <uuid>, unless a real
+# class of that name exists (Blazar's own flow, untouched): no provider,
+# class or inventory is created for it. A candidates request naming it
+# finds the trees of the providers the reservation holds amounts on,
+# counts what that reservation's project holds there as free, and puts
+# the class into the allocation requests, on a provider of those trees;
+# a claim naming it (as nova sends the allocation request back) is
+# checked against the reservation and written without it.
+
+CLASS_PREFIX = 'CUSTOM_RESERVATION_'
+_CLASS = re.compile(r'^CUSTOM_RESERVATION_([0-9A-F]{8})_([0-9A-F]{4})_'
+                    r'([0-9A-F]{4})_([0-9A-F]{4})_([0-9A-F]{12})$')
+
+
+def class_name(uuid):
+    """The reservation class of reservation ``uuid``."""
+    return CLASS_PREFIX + uuid.upper().replace('-', '_')
+
+
+def uuid_of_class(name):
+    """The reservation uuid a class name stands for, or None."""
+    found = _CLASS.match(name)
+    return '-'.join(found.groups()).lower() if found else None
+
+
+class Named:
+    """A reservation that a request names by its class: ``uuid``,
+    ``project`` (interned id) and ``project_id`` (external), whether it
+    is ``active``, the ids of the providers it holds amounts on
+    (``providers``) and the uuids of every provider of their trees
+    (``trees``)."""
+
+    __slots__ = ('uuid', 'project', 'project_id', 'active', 'providers',
+                 'held_uuids', 'trees')
+
+
+def named(context, class_names, at=None):
+    """{class name: Named} of the reservation classes among
+    ``class_names`` that are no real class and name a reservation that
+    exists (caller's transaction). Any other name is left to be what it
+    was: an unknown class (400), as in Placement."""
+    wanted = {name: uuid_of_class(name) for name in class_names}
+    wanted = {name: uuid for name, uuid in wanted.items() if uuid}
+    if not wanted:
+        return {}
+    real = {row.name for row in context.session.execute(
+        sa.select(_RC.c.name).where(_RC.c.name.in_(sorted(wanted))))}
+    wanted = {name: uuid for name, uuid in wanted.items()
+              if name not in real}
+    if not wanted:
+        return {}
+    at = now() if at is None else at
+    rows = context.session.execute(
+        sa.select(_RES.c.uuid, _RES.c.project_id, _RES.c.start_at,
+                  _RES.c.end_at, _PROJECT.c.external_id,
+                  _AMT.c.resource_provider_id, _RP.c.uuid.label('rp_uuid'),
+                  _RP.c.root_provider_id)
+        .select_from(_RES.join(_PROJECT, _PROJECT.c.id == _RES.c.project_id)
+                     .join(_AMT, _AMT.c.reservation_id == _RES.c.id)
+                     .join(_RP, _RP.c.id == _AMT.c.resource_provider_id))
+        .where(_RES.c.uuid.in_(sorted(set(wanted.values()))))).all()
+    by_uuid = {}
+    for row in rows:
+        entry = by_uuid.get(row.uuid)
+        if entry is None:
+            entry = by_uuid[row.uuid] = Named()
+            entry.uuid = row.uuid
+            entry.project = row.project_id
+            entry.project_id = row.external_id
+            entry.active = row.start_at <= at < row.end_at
+            entry.providers, entry.held_uuids = set(), set()
+            entry.trees = set()
+        entry.providers.add(row.resource_provider_id)
+        entry.held_uuids.add(row.rp_uuid)
+        entry.trees.add(row.root_provider_id)
+    roots = {root for entry in by_uuid.values() for root in entry.trees}
+    members = collections.defaultdict(set)
+    if roots:
+        for rp_uuid, root in context.session.execute(
+                sa.select(_RP.c.uuid, _RP.c.root_provider_id)
+                .where(_RP.c.root_provider_id.in_(sorted(roots)))):
+            members[root].add(rp_uuid)
+    for entry in by_uuid.values():
+        entry.trees = set().union(*(members[root] for root in entry.trees))
+    return {name: by_uuid[uuid] for name, uuid in wanted.items()
+            if uuid in by_uuid}
+
+
+def strip_classes(context, requests, at=None):
+    """Take the reservation classes out of the allocations ``requests``
+    (``allocations.ConsumerAllocations``) after checking each against
+    its reservation: Conflict (409) unless the reservation exists, is
+    active, is the consumer's project's and holds amounts in the tree
+    of the provider named. Caller's transaction; idempotent."""
+    names = {name for req in requests for res in req.resources.values()
+             for name in res}
+    found = named(context, names, at)
+    if not found:
+        return
+    for req in requests:
+        for rp_uuid in list(req.resources):
+            res = req.resources[rp_uuid]
+            for name in [n for n in res if n in found]:
+                entry = found[name]
+                problem = None
+                if not entry.active:
+                    problem = 'The reservation is not active.'
+                elif entry.project_id != req.project_id:
+                    problem = 'The reservation is of another project.'
+                elif rp_uuid not in entry.trees:
+                    problem = ('The reservation holds nothing in the tree '
+                               'of this provider.')
+                if problem:
+                    raise exception.Conflict(
+                        "Unable to allocate inventory: Unable to create "
+                        "allocation for '%s' on resource provider '%s'. "
+                        "%s" % (name, rp_uuid, problem))
+                del res[name]
+            if not res:
+                del req.resources[rp_uuid]
+
+
+_exempt = threading.local()
+
+
+@contextlib.contextmanager
+def exempting(projects):
+    """Within the block, in this thread, ``held_back`` leaves out what
+    the reservations of ``projects`` (interned ids) hold: a candidates
+    request naming their reservation classes may use it."""
+    before = getattr(_exempt, 'projects', frozenset())
+    _exempt.projects = before | frozenset(projects)
+    try:
+        yield
+    finally:
+        _exempt.projects = before
+
+
+def held_back(context, rc_ids, at=None, exempt=None):
     """{(provider id, class id): amount} that the reservations active at
     ``at`` (now) still hold, beyond their projects' own usage, on the
     classes ``rc_ids`` of any provider, for projects other than
-    ``exempt`` (interned ids): what a candidates request must count as
-    used (caller's transaction). Empty when no reservation is active."""
+    ``exempt`` (interned ids; by default those of ``exempting``): what
+    a candidates request must count as used (caller's transaction).
+    Empty when no reservation is active."""
     rc_ids = sorted(rc_ids)
     if not rc_ids:
         return {}
+    if exempt is None:
+        exempt = getattr(_exempt, 'projects', frozenset())
     at = now() if at is None else at
     rows = context.session.execute(
         sa.select(_AMT.c.resource_provider_id, _AMT.c.resource_class_id,

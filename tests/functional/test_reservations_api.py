@@ -208,3 +208,98 @@ def test_candidates_leave_active_reservations_alone(app, extra):
             {'resource_provider_generation': 1,
              'inventories': {'VCPU': {'total': 1}}}))
     assert found(2) == [rp]
+
+
+def test_nova_lands_on_its_reservation_by_its_class(app):
+    """A flavor with resources:CUSTOM_RESERVATION_<uuid>=1, unchanged
+    nova: the candidates are the reserved hosts, the holder's hold is
+    free for it there, and the allocation request nova sends back is
+    accepted (the class is checked, not stored)."""
+    held = create_provider(app, 'held', inventory={'VCPU': {'total': 4}})
+    create_provider(app, 'free', inventory={'VCPU': {'total': 4}})
+    made = ok(call(app, 'POST', '/reservations', V,
+                   _body(held, 4, start=0, end=1)), 201)
+    name = 'CUSTOM_RESERVATION_' + made['uuid'].upper().replace('-', '_')
+    doc = ok(call(app, 'GET', '/allocation_candidates?resources=VCPU:2,%s:1'
+                  % name, V))
+    (request,) = doc['allocation_requests']
+    assert request['allocations'] == {
+        held: {'resources': {'VCPU': 2, name: 1}}}
+    assert name in doc['provider_summaries'][held]['resources']
+    # Without the class, nothing is left there for anybody.
+    plain = ok(call(app, 'GET', '/allocation_candidates?resources=VCPU:2',
+                    V))
+    assert [next(iter(r['allocations']))
+            for r in plain['allocation_requests']] != [held]
+    consumer = str(uuid.uuid4())
+    body = {'allocations': request['allocations'], 'project_id': 'p1',
+            'user_id': 'u', 'consumer_generation': None,
+            'consumer_type': 'INSTANCE'}
+    # Another project cannot claim through it.
+    resp = call(app, 'PUT', '/allocations/%s' % consumer, V,
+                dict(body, project_id='p2'))
+    assert resp.status_int == 409
+    assert 'The reservation is of another project.' in resp.text
+    resp = call(app, 'PUT', '/allocations/%s' % consumer, V, body)
+    assert resp.status_int == 204, resp.text
+    stored = ok(call(app, 'GET', '/allocations/%s' % consumer, V))
+    assert stored['allocations'][held]['resources'] == {'VCPU': 2}
+    # Outside the window the class finds nothing, and claims through it
+    # are refused.
+    timeutils.set_time_override(T0 + datetime.timedelta(hours=1))
+    doc = ok(call(app, 'GET', '/allocation_candidates?resources=VCPU:1,%s:1'
+                  % name, V))
+    assert doc['allocation_requests'] == []
+    resp = call(app, 'PUT', '/allocations/%s' % uuid.uuid4(), V, body)
+    assert resp.status_int == 409
+    assert 'The reservation is not active.' in resp.text
+    # A class naming no reservation is an unknown class, as in
+    # Placement.
+    nobody = 'CUSTOM_RESERVATION_' + str(uuid.uuid4()).upper().replace(
+        '-', '_')
+    resp = call(app, 'GET', '/allocation_candidates?resources=VCPU:1,%s:1'
+                % nobody, V)
+    assert resp.status_int == 400
+    assert 'No such resource class %s' % nobody in resp.text
+    resp = call(app, 'PUT', '/allocations/%s' % uuid.uuid4(), V, dict(
+        body, allocations={held: {'resources': {nobody: 1}}}))
+    assert resp.status_int == 400
+
+
+def test_blazar_flow_works_unchanged(app):
+    """Blazar's own reservation providers (its spec's flow: a child
+    provider, a custom class named after the reservation, its inventory
+    while the lease runs, claims, teardown) are untouched: a real class
+    of that name is a class like any other."""
+    host = create_provider(app, 'compute-1',
+                           inventory={'VCPU': {'total': 8}})
+    lease = str(uuid.uuid4())
+    name = 'CUSTOM_RESERVATION_' + lease.upper().replace('-', '_')
+    child = ok(call(app, 'POST', '/resource_providers', V, {
+        'name': 'blazar_compute-1', 'parent_provider_uuid': host}))['uuid']
+    assert call(app, 'PUT', '/resource_classes/%s' % name,
+                V).status_int == 201
+    ok(call(app, 'PUT', '/resource_providers/%s/inventories' % child, V, {
+        'resource_provider_generation': 0,
+        'inventories': {name: {'total': 3, 'max_unit': 1}}}))
+    doc = ok(call(app, 'GET', '/allocation_candidates?resources=VCPU:2,%s:1'
+                  % name, V))
+    (request,) = doc['allocation_requests']
+    assert request['allocations'] == {
+        host: {'resources': {'VCPU': 2}}, child: {'resources': {name: 1}}}
+    consumer = str(uuid.uuid4())
+    assert call(app, 'PUT', '/allocations/%s' % consumer, V, {
+        'allocations': request['allocations'], 'project_id': 'p1',
+        'user_id': 'u', 'consumer_generation': None,
+        'consumer_type': 'INSTANCE'}).status_int == 204
+    stored = ok(call(app, 'GET', '/allocations/%s' % consumer, V))
+    assert stored['allocations'][child]['resources'] == {name: 1}
+    # Teardown, as Blazar does it at the end of the lease.
+    assert call(app, 'DELETE', '/allocations/%s' % consumer,
+                V).status_int == 204
+    assert call(app, 'DELETE', '/resource_providers/%s/inventories' % child,
+                V).status_int == 204
+    assert call(app, 'DELETE', '/resource_classes/%s' % name,
+                V).status_int == 204
+    assert call(app, 'DELETE', '/resource_providers/%s' % child,
+                V).status_int == 204

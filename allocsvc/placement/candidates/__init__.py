@@ -22,6 +22,7 @@ from allocsvc.placement.candidates import sampling
 from allocsvc.placement.candidates import search
 from allocsvc.placement.candidates import summaries as summaries_mod
 from allocsvc.placement import query
+from allocsvc.placement import reservations
 
 # A group whose in_tree names no provider: it matches nothing.
 _NOWHERE = -1
@@ -151,6 +152,14 @@ def find(context, groups, wide, limit=None, nested_aware=True,
         # More than any list can hold (and than islice takes): all of
         # them, as Placement answers such a limit.
         limit = None
+    served = reservations.named(context, {
+        name for group in groups.values() for name in group.resources})
+    if served:
+        return _find_reserved(
+            context, groups, wide, served, limit=limit,
+            nested_aware=nested_aware, randomize=randomize,
+            all_classes=all_classes, among=among, summaries=summaries,
+            record=record)
     in_trees = {g.in_tree for g in groups.values() if g.in_tree}
     min_amounts = {}
     for group in groups.values():
@@ -203,6 +212,56 @@ def find(context, groups, wide, limit=None, nested_aware=True,
         candidates = _among(candidates, among)
     return _answer(context, snap, _collect(candidates, limit), summaries,
                    nested_aware, names, all_classes)
+
+
+def _find_reserved(context, groups, wide, served, among=None, **options):
+    """``find`` for a request naming reservation classes (``served``,
+    ``reservations.named``): none while a reservation is not active;
+    else the candidates of the request without those classes, within
+    the trees the reservations hold amounts in, with what their
+    projects hold there counted as free, and each class put back into
+    the candidates on a provider of its group (one the reservation
+    holds amounts on, when the group uses one)."""
+    if not all(entry.active for entry in served.values()):
+        return Result()
+    trees = set.intersection(*(entry.trees for entry in served.values()))
+    among = trees if among is None else set(among) & trees
+    plain, marks = {}, {}
+    for suffix, group in groups.items():
+        copy = request_mod.RequestGroup(suffix)
+        for field in group.__slots__:
+            setattr(copy, field, getattr(group, field))
+        copy.resources = {name: amount
+                          for name, amount in group.resources.items()
+                          if name not in served}
+        marks[suffix] = {name: amount
+                         for name, amount in group.resources.items()
+                         if name in served}
+        plain[suffix] = copy
+    with reservations.exempting({e.project for e in served.values()}):
+        result = find(context, plain, wide, among=among, **options)
+    for candidate in result.allocation_requests:
+        _mark(candidate, marks, served, result.provider_summaries)
+    return result
+
+
+def _mark(candidate, marks, served, summaries):
+    """Put the reservation classes of each group (``marks`` {suffix:
+    {class name: amount}}) into ``candidate``, in place."""
+    allocations = {rp: {'resources': dict(entry['resources'])}
+                   for rp, entry in candidate.allocations.items()}
+    for suffix, classes in marks.items():
+        used = candidate.mappings.get(suffix) or sorted(allocations)
+        for name, amount in classes.items():
+            held = served[name].held_uuids
+            rp = next((u for u in used if u in held), used[0])
+            allocations.setdefault(rp, {'resources': {}})['resources'][
+                name] = amount
+            summary = summaries.get(rp)
+            if summary is not None:
+                summary['resources'][name] = {'capacity': amount,
+                                              'used': 0}
+    candidate.allocations = allocations
 
 
 def _answer(context, snap, found, summaries, nested_aware, class_names,
