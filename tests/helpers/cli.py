@@ -12,6 +12,9 @@ from tests.helpers import processes
 
 # Runs each command given (a JSON list of argument lists) through the
 # OpenStack CLI and prints one JSON line per command: exit code, output.
+# A usage error leaves the shell as SystemExit (argparse's exit 2, which
+# the real ``openstack`` exits with): its code is the command's, and the
+# commands after it still run.
 _DRIVER = '''
 import contextlib, io, json, sys
 from openstackclient import shell
@@ -19,7 +22,10 @@ base = json.loads(sys.argv[3]) + ['--os-endpoint', sys.argv[1]]
 for args in json.loads(sys.argv[2]):
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = shell.main(base + args)
+        try:
+            rc = shell.main(base + args)
+        except SystemExit as exc:
+            rc = exc.code
     print(json.dumps({'rc': rc, 'out': out.getvalue(),
                       'err': err.getvalue()}))
 '''
