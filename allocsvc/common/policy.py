@@ -185,6 +185,10 @@ _placement_rules = [
         [('PUT', '/reservations/{uuid}')],
         PROJECT_MEMBER_OR_ADMIN_OR_SERVICE),
     _reservation_rule(
+        'availability', 'Show where and when a reservation of given '
+        'resources would fit.', [('GET', '/reservations/availability')],
+        'rule:admin_or_service_api or role:reader'),
+    _reservation_rule(
         'delete', 'Delete a reservation.',
         [('DELETE', '/reservations/{uuid}')],
         PROJECT_MEMBER_OR_ADMIN_OR_SERVICE),

@@ -1,7 +1,7 @@
-"""``openstack allocation reservation create|list|show|set|delete``:
-capacity held for a project over a window of time, through allocsvc's
-``/reservations`` extension of the Placement API (microversion 1.10 and
-later).
+"""``openstack allocation reservation create|list|show|set|delete`` and
+``availability``: capacity held for a project over a window of time,
+through allocsvc's ``/reservations`` extension of the Placement API
+(microversion 1.10 and later).
 
 The commands live in osc-placement's command group beside ``allocation
 candidate explain`` and ``claim`` (``allocsvc.osc.placement``), but in a
@@ -319,3 +319,66 @@ class DeleteReservation(command.Command):
             raise exceptions.CommandError(
                 '%d of %d reservations could not be deleted:\n%s' % (
                     len(failed), len(parsed_args.uuids), '\n'.join(failed)))
+
+
+class _Intervals(cliff_columns.FormattableColumn):
+    """Free intervals, one ``start -> end`` per line in a table."""
+
+    def human_readable(self):
+        return '\n'.join('%s -> %s' % (i['start'], i['end'])
+                         for i in self._value)
+
+    def machine_readable(self):
+        return self._value
+
+
+class ReservationAvailability(command.Lister):
+    """Show where, and when within a window, a reservation would fit.
+
+    For each provider with inventory of every class asked for (or the
+    one given with ``--resource-provider``, a node for instance): the
+    intervals of [start, end) in which the reservations made leave room
+    for the amounts, and whether one of them is the whole window. What
+    is allocated now is not counted: a window starting now also needs
+    the room now.
+
+    This command requires at least ``--os-placement-api-version 1.10``.
+    """
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            '--resource', metavar='<resource_class>=<amount>',
+            action='append', required=True, dest='resources',
+            help='An amount to fit (repeat for several classes).')
+        parser.add_argument(
+            '--resource-provider', metavar='<uuid or name>',
+            dest='provider', help='Only this provider.')
+        parser.add_argument(
+            '--start', metavar='<time>', required=True,
+            help='The start of the window looked at (ISO 8601).')
+        parser.add_argument(
+            '--end', metavar='<time>', required=True,
+            help='The end of the window looked at (ISO 8601).')
+        return parser
+
+    def take_action(self, parsed_args):
+        http = _client(self.app)
+        wanted = []
+        for item in parsed_args.resources:
+            name, sep, amount = item.partition('=')
+            if not (name and sep and amount):
+                raise exceptions.CommandError(
+                    'Arguments to --resource must be of form '
+                    '<resource_class>=<amount>, not %s.' % item)
+            wanted.append('%s:%s' % (name, amount))
+        params = {'resources': ','.join(wanted),
+                  'start': parsed_args.start, 'end': parsed_args.end}
+        if parsed_args.provider:
+            params['resource_provider'] = _provider_uuid(
+                http, parsed_args.provider)
+        found = http.request('GET', PATH + '/availability',
+                             params=params).json()['availability']
+        columns = ('resource_provider', 'whole_window', 'free')
+        return columns, [[e['resource_provider'], e['whole_window'],
+                          _Intervals(e['free'])] for e in found]

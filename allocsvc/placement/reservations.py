@@ -414,6 +414,101 @@ def peak(windows, start, end):
                 for t in instants), default=0)
 
 
+# -- availability ------------------------------------------------------------
+
+class Availability:
+    """Where ``amounts`` could be held: ``provider_uuid``, and ``free``,
+    the [(start, end)] intervals of the window asked about in which the
+    reservations leave the provider room for them (merged, in order)."""
+
+    __slots__ = ('provider_uuid', 'free')
+
+    def __init__(self, provider_uuid, free):
+        self.provider_uuid = provider_uuid
+        self.free = free
+
+    def covers(self, start, end):
+        """Whether one free interval holds the whole of [start, end)."""
+        return any(s <= start and end <= e for s, e in self.free)
+
+
+@db_api.reader
+def availability(context, amounts, start, end, provider_uuid=None):
+    """[Availability] of the providers with inventory of every class of
+    ``amounts`` {class name: amount} (or of provider ``provider_uuid``
+    alone) over [``start``, ``end``): the intervals in which another
+    reservation of ``amounts`` fits beside those made (ESI-Leap's
+    "availabilities"). Providers without any are left out. What is
+    allocated is not counted: a window holding the present also needs
+    the room now (``check``). BadRequest for an unknown class,
+    NotFound for an unknown provider."""
+    if start >= end:
+        raise exception.BadRequest(
+            'The end of a window must be after its start.')
+    try:
+        class_ids = resource_classes.ids_by_name(context, amounts)
+    except exception.NotFound as exc:
+        raise exception.BadRequest(exc.message)
+    wanted = {class_ids[name]: amount for name, amount in amounts.items()}
+    query = (sa.select(_RP.c.id, _RP.c.uuid, _INV.c.resource_class_id,
+                       _INV.c.total, _INV.c.reserved,
+                       _INV.c.allocation_ratio)
+             .select_from(_INV.join(_RP,
+                                    _RP.c.id == _INV.c.resource_provider_id))
+             .where(_INV.c.resource_class_id.in_(sorted(wanted))))
+    if provider_uuid is not None:
+        found = context.session.execute(sa.select(_RP.c.id).where(
+            _RP.c.uuid == provider_uuid)).first()
+        if found is None:
+            raise exception.NotFound(
+                'No resource provider with uuid %s found' % provider_uuid)
+        query = query.where(_RP.c.id == found.id)
+    ratio = inventories.stored_ratio(context)
+    capacity, uuids = {}, {}
+    for row in context.session.execute(query):
+        capacity[(row.id, row.resource_class_id)] = (
+            (row.total - row.reserved) * ratio(row.allocation_ratio))
+        uuids[row.id] = row.uuid
+    providers = [rp for rp in uuids
+                 if all((rp, rc) in capacity and
+                        capacity[(rp, rc)] >= amount
+                        for rc, amount in wanted.items())]
+    if not providers:
+        return []
+    pairs = {(rp, rc) for rp in providers for rc in wanted}
+    windows = _windows(context, pairs, start, end)
+    found = []
+    for rp in sorted(providers, key=uuids.get):
+        free = _free(start, end, {
+            rc: (capacity[(rp, rc)] - amount, windows.get((rp, rc), []))
+            for rc, amount in wanted.items()})
+        if free:
+            found.append(Availability(uuids[rp], free))
+    return found
+
+
+def _free(start, end, limits):
+    """The merged intervals of [start, end) in which, for every class
+    of ``limits`` {class: (most others may hold, [(start, end, amount)]
+    of the others)}, the others hold no more than that."""
+    bounds = {start, end}
+    for _most, windows in limits.values():
+        for s, e, _a in windows:
+            bounds.update(t for t in (s, e) if start < t < end)
+    bounds = sorted(bounds)
+    free = []
+    for s, e in zip(bounds, bounds[1:]):
+        ok = all(sum(a for ws, we, a in windows if ws <= s < we) <= most
+                 for most, windows in limits.values())
+        if not ok:
+            continue
+        if free and free[-1][1] == s:
+            free[-1] = (free[-1][0], e)
+        else:
+            free.append((s, e))
+    return free
+
+
 # -- writing -----------------------------------------------------------------
 
 def _capacities(context, pairs):

@@ -386,7 +386,7 @@ def test_root_documents_list_it(prefix, database):
     assert doc['versions'][0]['max_version'] == '1.39'
     assert [e['name'] for e in doc['extensions']] == [
         'allocation_candidates_explanation', 'allocation_candidates_claim',
-        'reservations']
+        'reservations', 'reservations_availability']
     (found,) = [e for e in doc['extensions']
                 if e['name'] == 'allocation_candidates_explanation']
     assert found['href'] == 'http://localhost%s/allocation_candidates/' \

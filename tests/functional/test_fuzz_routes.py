@@ -477,6 +477,7 @@ PLACEMENT_QUERIES = {
     '/usages': [usage.GET_1_9, usage.GET_1_38],
     '/traits': [trait.LIST_QUERY],
     '/reservations': [reservation.LIST],
+    '/reservations/availability': [reservation.AVAILABILITY],
 }
 # The explanation takes the candidates' query.
 PLACEMENT_QUERIES['/allocation_candidates/explanation'] = \
@@ -510,6 +511,12 @@ PLACEMENT_QUERY_BASES = {
     '/reservations': [[('project_id', 'p')], [('resource_provider', _RP)],
                       [('start', '2030-01-01T00:00:00Z'),
                        ('end', '2031-01-01T00:00:00+02:00')]],
+    '/reservations/availability': [
+        [('resources', 'VCPU:1'), ('start', '2030-01-01T00:00:00Z'),
+         ('end', '2030-01-03T00:00:00Z')],
+        [('resources', 'VCPU:1,CUSTOM_FZ:1'), ('resource_provider', _RP),
+         ('start', '2029-12-31T23:00:00-01:00'),
+         ('end', '2030-01-02T00:00:00Z')]],
 }
 PLACEMENT_QUERY_BASES['/allocation_candidates/explanation'] = \
     PLACEMENT_QUERY_BASES['/allocation_candidates']

@@ -176,6 +176,8 @@ def test_listed_in_the_root_document(app):
     found = {e['name']: e for e in root['extensions']}
     assert found['reservations']['href'].endswith('/reservations')
     assert found['reservations']['methods'] == ['GET', 'POST']
+    assert found['reservations_availability']['href'].endswith(
+        '/reservations/availability')
     assert root['versions'][0]['max_version'] == '1.39'
 
 
@@ -303,3 +305,52 @@ def test_blazar_flow_works_unchanged(app):
                 V).status_int == 204
     assert call(app, 'DELETE', '/resource_providers/%s' % child,
                 V).status_int == 204
+
+
+def test_availability_in_time(app):
+    a = create_provider(app, 'a', inventory={'VCPU': {'total': 8},
+                                             'MEMORY_MB': {'total': 1024}})
+    b = create_provider(app, 'b', inventory={'VCPU': {'total': 8}})
+    create_provider(app, 'small', inventory={'VCPU': {'total': 2}})
+    ok(call(app, 'POST', '/reservations', V, _body(a, 6, start=1, end=3)),
+       201)
+    ok(call(app, 'POST', '/reservations', V, _body(b, 8, start=2, end=4)),
+       201)
+
+    def ask(query):
+        return ok(call(app, 'GET', '/reservations/availability?' + query,
+                       V))['availability']
+
+    window = 'start=%s&end=%s' % (_at(0), _at(5))
+    found = {e['resource_provider']: e for e in ask('resources=VCPU:4&' +
+                                                    window)}
+    assert set(found) == {a, b}
+    assert found[a]['free'] == [{'start': _at(0), 'end': _at(1)},
+                                {'start': _at(3), 'end': _at(5)}]
+    assert found[b]['free'] == [{'start': _at(0), 'end': _at(2)},
+                                {'start': _at(4), 'end': _at(5)}]
+    assert not found[a]['whole_window']
+    # 2 VCPU fit beside a's 6 all along; adjacent intervals are merged.
+    (only,) = ask('resources=VCPU:2,MEMORY_MB:512&' + window)
+    assert only['resource_provider'] == a
+    assert only['free'] == [{'start': _at(0), 'end': _at(5)}]
+    assert only['whole_window']
+    # For one provider (a node), when it is free of any hold of 8.
+    (node,) = ask('resources=VCPU:8&resource_provider=%s&%s' % (b, window))
+    assert node['free'] == [{'start': _at(0), 'end': _at(2)},
+                            {'start': _at(4), 'end': _at(5)}]
+    assert ask('resources=VCPU:8&resource_provider=%s&start=%s&end=%s'
+               % (b, _at(2), _at(4))) == []
+    for query in ('resources=VCPU:1', 'resources=VCPU&' + window,
+                  'resources=VCPU:0&' + window,
+                  'resources=CUSTOM_NOPE:1&' + window,
+                  'resources=VCPU:1&start=%s&end=%s' % (_at(2), _at(1)),
+                  'resources=VCPU:1&bogus=1&' + window):
+        resp = call(app, 'GET', '/reservations/availability?' + query, V)
+        assert resp.status_int == 400, (query, resp.text)
+    resp = call(app, 'GET', '/reservations/availability?resources=VCPU:1&'
+                'resource_provider=%s&%s' % (uuid.uuid4(), window), V)
+    assert resp.status_int == 404
+    # Not a reservation's uuid: the path is the availability's.
+    assert call(app, 'DELETE', '/reservations/availability',
+                V).status_int == 405

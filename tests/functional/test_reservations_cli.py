@@ -14,7 +14,8 @@ Deleting two at once; deleting a gone one and a present one deletes the
 present one and names the gone one. Usage errors: ``--resource`` before
 any ``--resource-provider``, a provider without ``--resource``, a
 malformed ``--resource``, ``set`` with nothing to set, a microversion
-before reservations.
+before reservations. ``availability``: free intervals of each provider,
+in JSON and in a table, and its usage errors.
 
 The windows start tomorrow: the service refuses one that has ended.
 """
@@ -58,10 +59,10 @@ def api_get(endpoint, path):
         return json.load(resp)
 
 
-def _providers(endpoint):
+def _providers(endpoint, names=('cn-a', 'cn-b')):
     rp = ('resource', 'provider')
-    made = placement(endpoint, [*rp, 'create', 'cn-a', '-f', 'json'],
-                     [*rp, 'create', 'cn-b', '-f', 'json'])
+    made = placement(endpoint, *[[*rp, 'create', name, '-f', 'json']
+                                 for name in names])
     assert [r[0] for r in made] == [0, 0], made
     a, b = made[0][1]['uuid'], made[1][1]['uuid']
     setup = placement(endpoint, *[
@@ -229,3 +230,32 @@ def test_usage_errors(endpoint):
         auth=ADMIN_TOKEN)
     assert rc == 1
     assert 'require --os-placement-api-version 1.10 or later' in err
+
+
+def test_availability_command(endpoint):
+    a, b = _providers(endpoint, ('av-a', 'av-b'))
+    made = placement(endpoint, [
+        *RES, 'create', '--resource-provider', a, '--resource', 'VCPU=6',
+        '--start', _at(1), '--end', _at(3), '--project', 'p1'])
+    assert made[0][0] == 0, made
+    avail = (*RES, 'availability', '--start', _at(0), '--end', _at(4))
+    results = placement(
+        endpoint,
+        [*avail, '--resource', 'VCPU=4', '-f', 'json'],
+        [*avail, '--resource', 'VCPU=4', '--resource-provider', 'av-a'],
+        [*avail, '--resource', 'VCPU'],
+        [*RES, 'availability', '--resource', 'VCPU=1'],
+    )
+    rc, found, err = results[0]
+    assert rc == 0, err
+    by_rp = {e['resource_provider']: e for e in found
+             if e['resource_provider'] in (a, b)}
+    assert by_rp[b]['whole_window'] is True
+    assert by_rp[a]['free'] == [{'start': _at(0), 'end': _at(1)},
+                                {'start': _at(3), 'end': _at(4)}]
+    rc, table, err = results[1]
+    assert rc == 0, err
+    assert '%s -> %s' % (_at(3), _at(4)) in table and b not in table
+    assert results[2][0] == 1
+    assert 'must be of form <resource_class>=<amount>' in results[2][2]
+    assert results[3][0] == 2

@@ -108,6 +108,10 @@ ROUTE_DECLARATIONS = {
         'GET': reservation.list_reservations,
         'POST': reservation.create_reservation,
     },
+    # Before the next: no reservation has this uuid.
+    '/reservations/availability': {
+        'GET': reservation.get_availability,
+    },
     '/reservations/{uuid}': {
         'GET': reservation.get_reservation,
         'PUT': reservation.update_reservation,

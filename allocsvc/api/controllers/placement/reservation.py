@@ -165,3 +165,40 @@ def delete_reservation(req):
                    target={'project_id': found.project_id})
     reservations.delete(util.context(req), uuid)
     return util.empty_response(204)
+
+
+def _amounts(text):
+    """{class: amount} of ``resources=VCPU:4,MEMORY_MB:1024``; 400 for
+    anything else."""
+    found = {}
+    for item in text.split(','):
+        name, _sep, amount = item.partition(':')
+        if not (name and amount.isdigit() and int(amount) > 0) or \
+                name in found or len(amount) > 10:
+            raise exception.BadRequest(
+                "Badly formed resources parameter. Expected resources "
+                "query string parameter in form: ?resources=VCPU:2,"
+                "MEMORY_MB:1024. Got: %s." % text)
+        found[name] = int(amount)
+    return found
+
+
+@util.require_version(FIRST_VERSION)
+@util.check_accept('application/json')
+def get_availability(req):
+    """``GET /reservations/availability``: where, and when within
+    [``start``, ``end``), a reservation of ``resources`` fits beside the
+    reservations made (on ``resource_provider`` alone if named)."""
+    util.authorize(req, 'placement:reservations:availability')
+    params = util.validate_query(req, schema.AVAILABILITY)
+    amounts = _amounts(params['resources'])
+    start, end = _time(params['start'], 'start'), _time(params['end'], 'end')
+    found = reservations.availability(
+        util.context(req), amounts, start, end,
+        provider_uuid=params.get('resource_provider'))
+    return util.json_response(req, {'availability': [
+        {'resource_provider': entry.provider_uuid,
+         'whole_window': entry.covers(start, end),
+         'free': [{'start': _iso(s), 'end': _iso(e)}
+                  for s, e in entry.free]}
+        for entry in found]})

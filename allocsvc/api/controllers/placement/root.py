@@ -15,6 +15,8 @@ EXTENSIONS = (
     ('allocation_candidates_claim',
      '/allocation_candidates/claim', ('POST',), '1.10'),
     ('reservations', '/reservations', ('GET', 'POST'), '1.10'),
+    ('reservations_availability', '/reservations/availability', ('GET',),
+     '1.10'),
 )
 
 

@@ -67,3 +67,15 @@ LIST = {
     },
     'additionalProperties': False,
 }
+
+AVAILABILITY = {
+    'type': 'object',
+    'properties': {
+        'resources': {'type': 'string', 'minLength': 1, 'maxLength': 4096},
+        'resource_provider': _UUID,
+        'start': _TIME,
+        'end': _TIME,
+    },
+    'required': ['resources', 'start', 'end'],
+    'additionalProperties': False,
+}
