@@ -35,7 +35,14 @@ Every write takes the row locks of the providers it holds amounts on
 (``SELECT ... FOR UPDATE`` in id order), the locks every allocation
 write takes first (``allocations.bump_providers``): reservations and
 claims of the same providers are serialised, and a check never reads a
-state another writer is changing.
+state another writer is changing. The locks are the first statements
+of the writer transaction; what they need (provider ids) is read
+before, in a reader transaction of its own. That is the point, as for
+allocations: InnoDB takes its REPEATABLE READ snapshot at the first
+plain SELECT, so a transaction that read anything before waiting for
+the locks would check against what the writer it waited for had not
+yet committed, and two reservations racing for the last room would
+both be made.
 
 The engine reads time through ``now`` only (oslo.utils' ``utcnow``,
 which tests move with ``timeutils.set_time_override``).
@@ -528,10 +535,16 @@ def _capacities(context, pairs):
 
 def _lock(context, rp_ids):
     """Take the row locks of providers ``rp_ids`` in id order (those an
-    allocation write takes first)."""
+    allocation write takes first); the ids of those that still exist.
+    The first statements of a writer transaction (see the module
+    docstring)."""
+    locked = set()
     for rp_id in sorted(rp_ids):
-        context.session.execute(
-            sa.select(_RP.c.id).where(_RP.c.id == rp_id).with_for_update())
+        if context.session.execute(
+                sa.select(_RP.c.id).where(_RP.c.id == rp_id)
+                .with_for_update()).first() is not None:
+            locked.add(rp_id)
+    return locked
 
 
 def _windows(context, pairs, start, end, but=None):
@@ -638,6 +651,7 @@ def _number(value):
     return ('%d' % value) if float(value).is_integer() else ('%g' % value)
 
 
+@db_api.reader
 def _resolve(context, amounts):
     """({(provider id, class id): amount}, {(provider id, class id):
     (provider uuid, class name)}, provider ids) of ``amounts`` {provider
@@ -688,15 +702,21 @@ def create(context, project_id, start, end, amounts, uuid=None):
     ids = consumers_mod.intern_ids(context, {project_id}, (), ())
     project = ids.projects[project_id]
     uuid = uuid or uuidutils.generate_uuid()
-    _create(context, uuid, project, start, end, amounts, at)
+    wanted, names, rp_ids = _resolve(context, amounts)
+    _create(context, uuid, project, start, end, wanted, names, rp_ids, at)
     return get(context, uuid)
 
 
 @db_api.writer
-def _create(context, uuid, project, start, end, amounts, at):
+def _create(context, uuid, project, start, end, wanted, names, rp_ids, at):
     session = context.session
-    wanted, names, rp_ids = _resolve(context, amounts)
-    _lock(context, rp_ids)
+    # The locks first: nothing may be read before them (module docstring).
+    gone = set(rp_ids) - _lock(context, rp_ids)
+    for pair in sorted(wanted):
+        if pair[0] in gone:
+            raise exception.BadRequest(
+                "Reservation on resource provider '%s' that does not "
+                "exist." % names[pair][0])
     if session.execute(sa.select(_RES.c.id).where(
             _RES.c.uuid == uuid)).first() is not None:
         raise exception.Conflict('Reservation %s already exists.' % uuid)
@@ -717,13 +737,28 @@ def update(context, uuid, start=None, end=None):
     Reservation. Shortening always succeeds; a window that grows is
     checked as a new reservation would be (``check``)."""
     at = now()
-    _update(context, uuid, start, end, at)
+    _update(context, uuid, start, end, _providers_of(context, uuid), at)
     return get(context, uuid)
 
 
+@db_api.reader
+def _providers_of(context, uuid):
+    """The ids of the providers reservation ``uuid`` holds amounts on
+    (none if there is no such reservation)."""
+    return {rp for rp, in context.session.execute(
+        sa.select(_AMT.c.resource_provider_id)
+        .select_from(_AMT.join(_RES, _RES.c.id == _AMT.c.reservation_id))
+        .where(_RES.c.uuid == uuid))}
+
+
 @db_api.writer
-def _update(context, uuid, start, end, at):
+def _update(context, uuid, start, end, rp_ids, at):
     session = context.session
+    # The locks first: nothing may be read before them (module docstring).
+    # What a reservation holds only ever shrinks (``forget_provider``),
+    # so ``rp_ids``, read before, covers what is read below -- unless it
+    # was deleted and made again under the same uuid meanwhile.
+    _lock(context, rp_ids)
     row = session.execute(
         sa.select(_RES.c.id, _RES.c.project_id, _RES.c.start_at,
                   _RES.c.end_at).where(_RES.c.uuid == uuid)).first()
@@ -735,7 +770,10 @@ def _update(context, uuid, start, end, at):
     pairs = {(rp, rc): amount for rp, rc, amount in session.execute(
         sa.select(_AMT.c.resource_provider_id, _AMT.c.resource_class_id,
                   _AMT.c.amount).where(_AMT.c.reservation_id == row.id))}
-    _lock(context, {rp for rp, _ in pairs})
+    if {rp for rp, _ in pairs} - set(rp_ids):
+        raise exception.ConcurrentUpdate(
+            'Reservation %s was replaced by another request. Please '
+            'retry.' % uuid)
     if start < row.start_at or end > row.end_at:
         names = _names(context, pairs)
         check(context, row.project_id, pairs, start, end, names,

@@ -10,11 +10,13 @@ leaves no room, a later one is not; while a reservation is active other
 projects' claims leave it room and the holding project's claims draw on
 it first; with the clock moved before and after the window, it holds
 nothing (no process restarted); a window is shortened at will and
-extended only where the capacity allows; deleting a reservation, or a
-provider it holds amounts on, frees them. Then a property test against a
-brute-force model: random reservations and claims of random projects at
-random instants on a small fleet; every yes/no of the engine is the
-model's, and at no instant do reservations hold more than a capacity.
+extended only where the capacity allows (and not at all if the
+reservation was made again under its uuid meanwhile); deleting a
+reservation, or a provider it holds amounts on, frees them. Then a
+property test against a brute-force model: random reservations and
+claims of random projects at random instants on a small fleet; every
+yes/no of the engine is the model's, and at no instant do reservations
+hold more than a capacity.
 """
 
 import datetime
@@ -209,6 +211,24 @@ def test_windows_shortened_and_extended(app, ctx, clock):
     assert moved.end == T0 + 5 * HOUR
     with pytest.raises(exception.NotFound):
         reservations.update(ctx, str(uuid.uuid4()), end=T0 + HOUR)
+
+
+def test_a_reservation_made_again_under_its_uuid_is_not_moved(
+        app, ctx, clock):
+    # The providers a move locks are read before its transaction; one
+    # deleted and made again meanwhile, elsewhere, may hold others: the
+    # move is refused rather than checked without their locks.
+    rp1 = create_provider(app, 'cn1', inventory={'VCPU': {'total': 8}})
+    rp2 = create_provider(app, 'cn2', inventory={'VCPU': {'total': 8}})
+    made = reservations.create(ctx, 'p1', T0, T0 + HOUR, {rp1: {'VCPU': 1}})
+    read_before = reservations._providers_of(ctx, made.uuid)
+    reservations.delete(ctx, made.uuid)
+    reservations.create(ctx, 'p1', T0, T0 + HOUR, {rp2: {'VCPU': 1}},
+                        uuid=made.uuid)
+    with pytest.raises(exception.ConcurrentUpdate):
+        reservations._update(ctx, made.uuid, None, T0 + 2 * HOUR,
+                             read_before, T0)
+    assert reservations.get(ctx, made.uuid).end == T0 + HOUR
 
 
 def test_deleted_reservations_and_providers_free_the_capacity(
