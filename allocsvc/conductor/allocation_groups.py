@@ -33,6 +33,7 @@ nothing written when the group stopped being this conductor's business.
 import random
 
 from oslo_log import log as logging
+from oslo_utils import timeutils
 import sqlalchemy as sa
 
 from allocsvc.common import exception
@@ -43,6 +44,7 @@ from allocsvc.conductor import mirror
 from allocsvc.conductor import provisioning
 from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import allocation_groups as db_groups
+from allocsvc.db.baremetal import candidates as db_candidates
 from allocsvc.db.baremetal import node_locks
 from allocsvc.db.baremetal import nodes
 from allocsvc.db import models
@@ -309,7 +311,8 @@ def _bind_all(context, group, members, chosen, host, conductor_id,
             raise _Lost(uuid, 'it was deleted')
         held = provider.used if provider is not None else 0
         node = nodes.bindable(context, row, with_traits=bool(member.traits))
-        reason = single.unsuitable(node, member, held)
+        reason = single.unsuitable(node, member, held, db_candidates.holders(
+            context, uuid, timeutils.utcnow()))
         if reason is not None:
             raise _Lost(uuid, reason)
         try:

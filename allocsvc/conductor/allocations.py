@@ -52,6 +52,7 @@ import time
 
 from oslo_db import exception as db_exc
 from oslo_log import log as logging
+from oslo_utils import timeutils
 from oslo_utils import uuidutils
 
 from allocsvc import objects
@@ -63,6 +64,7 @@ from allocsvc.conductor import locking
 from allocsvc.conductor import mirror
 from allocsvc.db import api as db_api
 from allocsvc.db.baremetal import allocations as db_allocations
+from allocsvc.db.baremetal import candidates as db_candidates
 from allocsvc.db.baremetal import node_locks
 from allocsvc.db.baremetal import nodes
 from allocsvc.placement import node_providers
@@ -113,13 +115,16 @@ def order_candidates(candidates, name=None, rng=random):
     return ordered
 
 
-def unsuitable(node, allocation, held=0):
+def unsuitable(node, allocation, held=0, holders=frozenset()):
     """Why ``node`` (read under its lock) cannot take ``allocation`` any
     more, or None if it still can: the candidate query's conditions,
     checked again now that nobody else can change the node. ``held``:
-    how many Placement allocations its resource provider has."""
+    how many Placement allocations its resource provider has;
+    ``holders``: the projects whose reservations hold it now."""
     if held:
         return 'its resource provider is held by a Placement consumer'
+    if holders - {allocation.owner}:
+        return 'it is reserved for another project now'
     if node.resource_class != allocation.resource_class:
         return 'its resource class is now %s' % node.resource_class
     if node.provision_state != states.AVAILABLE:
@@ -136,8 +141,8 @@ def unsuitable(node, allocation, held=0):
     if allocation.candidate_nodes and \
             node.uuid not in allocation.candidate_nodes:
         return 'it is not among the candidate nodes'
-    if allocation.owner and allocation.owner not in (node.owner,
-                                                     node.lessee):
+    if allocation.owner and allocation.owner not in (
+            node.owner, node.lessee) and allocation.owner not in holders:
         return 'it is neither owned nor leased by %s' % allocation.owner
     return None
 
@@ -390,7 +395,8 @@ def _lock_and_bind(context, allocation, candidate, host, conductor_id,
     held = provider.used if provider is not None else 0
     # The node's traits only matter if the allocation asks for some.
     node = nodes.bindable(context, row, with_traits=bool(allocation.traits))
-    reason = unsuitable(node, allocation, held)
+    reason = unsuitable(node, allocation, held, db_candidates.holders(
+        context, uuid, timeutils.utcnow()))
     if reason is not None:
         LOG.debug('Allocation %s: skipping node %s: %s',
                   allocation.uuid, node.uuid, reason)

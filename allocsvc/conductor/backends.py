@@ -27,6 +27,7 @@ the back end did not offer (``unoffered``).
 import collections
 import threading
 
+from oslo_utils import timeutils
 import sqlalchemy as sa
 
 from allocsvc.common import exception
@@ -38,6 +39,7 @@ from allocsvc.placement import candidates as engine_candidates
 from allocsvc.placement.candidates import request as engine_request
 from allocsvc.placement import consumers as engine_consumers
 from allocsvc.placement import node_providers
+from allocsvc.placement import reservations as engine_reservations
 
 DATABASE = 'database'
 PLACEMENT = 'placement'
@@ -141,11 +143,15 @@ class Placement(_Backend):
                              allocation.owner)
             if not among:
                 return []
+        # The allocation's project may use what its reservations hold
+        # (its claim is written for it: ``claimer``).
+        project = allocation.owner or self.default_project
         try:
-            found = engine_candidates.find(
-                context, {'': group}, engine_request.RequestWide(),
-                limit=limit, randomize=limit is not None, among=among,
-                summaries=False)
+            with engine_reservations.exempting({project}):
+                found = engine_candidates.find(
+                    context, {'': group}, engine_request.RequestWide(),
+                    limit=limit, randomize=limit is not None, among=among,
+                    summaries=False)
         except exception.BadRequest:
             # A class or trait Placement has never heard of: no node has
             # it.
@@ -189,8 +195,10 @@ def _allowed(context, candidate_nodes, owner):
     if candidate_nodes:
         query = query.where(_NODE.c.uuid.in_(sorted(candidate_nodes)))
     if owner:
-        query = query.where(sa.or_(_NODE.c.owner == owner,
-                                   _NODE.c.lessee == owner))
+        query = query.where(sa.or_(
+            _NODE.c.owner == owner, _NODE.c.lessee == owner,
+            db_candidates.reserved(_NODE.c.uuid, timeutils.utcnow(),
+                                   owner)))
     return frozenset(context.session.execute(query).scalars())
 
 

@@ -44,6 +44,7 @@ WORDS = {
     db_candidates.NO_POWER_STATE: 'with no power state',
     db_candidates.ALLOCATED: 'already allocated',
     db_candidates.HELD: 'held by a Placement consumer',
+    db_candidates.RESERVED: 'reserved for another project now',
     db_candidates.NOT_OWNER: 'neither owned nor leased by {owner}',
     db_candidates.MISSING_TRAIT: 'missing trait {trait}',
     db_candidates.NOT_CANDIDATE: 'not among the candidate nodes',

@@ -346,8 +346,9 @@ _exempt = threading.local()
 @contextlib.contextmanager
 def exempting(projects):
     """Within the block, in this thread, ``held_back`` leaves out what
-    the reservations of ``projects`` (interned ids) hold: a candidates
-    request naming their reservation classes may use it."""
+    the reservations of ``projects`` (external ids) hold: a candidates
+    request naming their reservation classes, or a bare-metal
+    allocation of their project, may use it."""
     before = getattr(_exempt, 'projects', frozenset())
     _exempt.projects = before | frozenset(projects)
     try:
@@ -360,7 +361,7 @@ def held_back(context, rc_ids, at=None, exempt=None):
     """{(provider id, class id): amount} that the reservations active at
     ``at`` (now) still hold, beyond their projects' own usage, on the
     classes ``rc_ids`` of any provider, for projects other than
-    ``exempt`` (interned ids; by default those of ``exempting``): what
+    ``exempt`` (external ids; by default those of ``exempting``): what
     a candidates request must count as used (caller's transaction).
     Empty when no reservation is active."""
     rc_ids = sorted(rc_ids)
@@ -371,15 +372,17 @@ def held_back(context, rc_ids, at=None, exempt=None):
     at = now() if at is None else at
     rows = context.session.execute(
         sa.select(_AMT.c.resource_provider_id, _AMT.c.resource_class_id,
-                  _RES.c.project_id, sa.func.sum(_AMT.c.amount))
-        .select_from(_AMT.join(_RES, _RES.c.id == _AMT.c.reservation_id))
+                  _RES.c.project_id, _PROJECT.c.external_id,
+                  sa.func.sum(_AMT.c.amount))
+        .select_from(_AMT.join(_RES, _RES.c.id == _AMT.c.reservation_id)
+                     .join(_PROJECT, _PROJECT.c.id == _RES.c.project_id))
         .where(_AMT.c.resource_class_id.in_(rc_ids),
                _RES.c.start_at <= at, _RES.c.end_at > at)
         .group_by(_AMT.c.resource_provider_id, _AMT.c.resource_class_id,
-                  _RES.c.project_id)).all()
+                  _RES.c.project_id, _PROJECT.c.external_id)).all()
     held = {}
-    for rp_id, rc_id, project, amount in rows:
-        if project not in exempt:
+    for rp_id, rc_id, project, external, amount in rows:
+        if external not in exempt:
             held.setdefault((rp_id, rc_id), {})[project] = int(amount)
     if not held:
         return {}

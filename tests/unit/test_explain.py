@@ -31,7 +31,7 @@ def test_entries_in_order_with_the_trait_named():
 def test_every_reason_has_words():
     reasons = [candidates.NOT_AVAILABLE, candidates.MAINTENANCE,
                candidates.NO_POWER_STATE, candidates.ALLOCATED,
-               candidates.HELD, candidates.NOT_OWNER,
+               candidates.HELD, candidates.RESERVED, candidates.NOT_OWNER,
                candidates.MISSING_TRAIT, candidates.NOT_CANDIDATE,
                candidates.LOST, explain.REFUSED, explain.CHANGED]
     assert sorted(explain.WORDS) == sorted(reasons)

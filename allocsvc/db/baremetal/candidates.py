@@ -17,6 +17,7 @@ import collections
 import functools
 import random
 
+from oslo_utils import timeutils
 import sqlalchemy as sa
 from sqlalchemy.sql import elements
 from sqlalchemy.sql import operators
@@ -30,6 +31,9 @@ _NODE = models.nodes
 _TRAIT = models.node_traits
 _RP = models.resource_providers
 _PLACEMENT_ALLOC = models.allocations
+_AMT = models.placement_reservation_amounts
+_RES = models.placement_reservations
+_PROJECT = models.projects
 
 
 # A batch is taken in an order of its own: ids multiplied by a random
@@ -44,7 +48,8 @@ MAINTENANCE = 'maintenance'
 NO_POWER_STATE = 'no_power_state'
 ALLOCATED = 'allocated'              # it has an instance or allocation
 HELD = 'held'                        # a Placement consumer holds its unit
-NOT_OWNER = 'not_owner'              # neither owned nor leased by owner
+RESERVED = 'reserved'                # another project's reservation does
+NOT_OWNER = 'not_owner'              # not owned, leased or reserved by owner
 MISSING_TRAIT = 'missing_trait'      # one count per trait
 NOT_CANDIDATE = 'not_candidate'      # not among candidate_nodes
 # Not a condition of the candidate query: a node the reservation stage
@@ -65,6 +70,40 @@ def _held(uuid):
         _RP.c.uuid == uuid)
 
 
+def reserved(uuid, now, project, by_other=False):
+    """Whether a reservation active at ``now`` holds the provider of the
+    node ``uuid`` (a column) for ``project`` -- or, ``by_other``, for
+    another project than ``project``. During its window a reservation
+    makes the node its project's alone: as if leased to it, and taken
+    from everybody else."""
+    return sa.exists().select_from(
+        _AMT.join(_RES, _RES.c.id == _AMT.c.reservation_id)
+        .join(_PROJECT, _PROJECT.c.id == _RES.c.project_id)
+        .join(_RP, _RP.c.id == _AMT.c.resource_provider_id)).where(
+        _RP.c.uuid == uuid, _RES.c.start_at <= now, _RES.c.end_at > now,
+        (_PROJECT.c.external_id != project) if by_other else
+        (_PROJECT.c.external_id == project))
+
+
+def holders(context, uuid, now):
+    """The projects (external ids) whose reservations active at ``now``
+    hold the provider of node ``uuid`` (caller's transaction)."""
+    return frozenset(context.session.execute(
+        sa.select(_PROJECT.c.external_id).select_from(
+            _AMT.join(_RES, _RES.c.id == _AMT.c.reservation_id)
+            .join(_PROJECT, _PROJECT.c.id == _RES.c.project_id)
+            .join(_RP, _RP.c.id == _AMT.c.resource_provider_id))
+        .where(_RP.c.uuid == uuid, _RES.c.start_at <= now,
+               _RES.c.end_at > now)).scalars())
+
+
+# Another project than the allocation's owner (``reserver``, '' for
+# none) holds the node now (``now``).
+def _reserved(uuid):
+    return reserved(uuid, sa.bindparam('now'), sa.bindparam('reserver'),
+                    by_other=True)
+
+
 def _drops(with_candidates, with_owner, trait_count):
     """The conditions that make a node of the class no candidate, in
     the algorithm's order: ``[(reason, condition)]``, a trait's reason
@@ -79,12 +118,14 @@ def _drops(with_candidates, with_owner, trait_count):
         (ALLOCATED, ~sa.and_(_NODE.c.instance_uuid.is_(None),
                              _NODE.c.allocation_id.is_(None))),
         (HELD, _held(_NODE.c.uuid)),
+        (RESERVED, _reserved(_NODE.c.uuid)),
     ]
     if with_owner:
         owner = sa.bindparam('owner')
         drops.append((NOT_OWNER, ~sa.or_(
             sa.func.coalesce(_NODE.c.owner, '') == owner,
-            sa.func.coalesce(_NODE.c.lessee, '') == owner)))
+            sa.func.coalesce(_NODE.c.lessee, '') == owner,
+            reserved(_NODE.c.uuid, sa.bindparam('now'), owner))))
     for index in range(trait_count):
         drops.append(((MISSING_TRAIT, index), ~sa.exists().where(
             _TRAIT.c.node_id == _NODE.c.id,
@@ -115,7 +156,8 @@ def _shape(resource_class, traits, candidate_uuids, owner):
     by), the traits checked (sorted, at most TRAITS_CHECKED) and the
     values bound."""
     traits = sorted(set(traits or ()))[:TRAITS_CHECKED]
-    params = {'resource_class': resource_class}
+    params = {'resource_class': resource_class,
+              'now': timeutils.utcnow(), 'reserver': owner or ''}
     if candidate_uuids:
         params['candidates'] = list(candidate_uuids)
     if owner:
@@ -154,9 +196,10 @@ def _statement(with_candidates, with_owner, trait_count, batched=False,
     (batched: ORDER BY (CAST(nodes.id AS BIGINT) * :spread) % 2147483647
      LIMIT :batch)
 
-    ``flag_held`` (batched only): the NOT EXISTS is left out of the
-    query, which draws the batch among all free nodes, and asked of the
-    batch's rows alone, as a column:
+    ``flag_held`` (batched only): the NOT EXISTS of a Placement consumer
+    and of another project's reservation (``_reserved``) are left out
+    of the query, which draws the batch among all free nodes, and asked
+    of the batch's rows alone, as a column:
 
     SELECT b.id, b.uuid, b.name, EXISTS (SELECT * FROM allocations ...
                                          WHERE ....uuid = b.uuid) AS held
@@ -164,7 +207,7 @@ def _statement(with_candidates, with_owner, trait_count, batched=False,
     """
     kept = [_kept(drop) for reason, drop in
             _drops(with_candidates, with_owner, trait_count)
-            if not (flag_held and reason == HELD)]
+            if not (flag_held and reason in (HELD, RESERVED))]
     query = sa.select(_NODE.c.id, _NODE.c.uuid, _NODE.c.name).where(
         _NODE.c.resource_class == sa.bindparam('resource_class'), *kept)
     if batched:
@@ -175,7 +218,8 @@ def _statement(with_candidates, with_owner, trait_count, batched=False,
         if flag_held:
             drawn = query.subquery('b')
             query = sa.select(drawn.c.id, drawn.c.uuid, drawn.c.name,
-                              _held(drawn.c.uuid).label('held'))
+                              sa.or_(_held(drawn.c.uuid),
+                                     _reserved(drawn.c.uuid)).label('held'))
         return query
     # A stable order: the caller shuffles, and tests can compare.
     return query.order_by(_NODE.c.id)

@@ -238,7 +238,7 @@ def _find_reserved(context, groups, wide, served, among=None, **options):
                          for name, amount in group.resources.items()
                          if name in served}
         plain[suffix] = copy
-    with reservations.exempting({e.project for e in served.values()}):
+    with reservations.exempting({e.project_id for e in served.values()}):
         result = find(context, plain, wide, among=among, **options)
     for candidate in result.allocation_requests:
         _mark(candidate, marks, served, result.provider_summaries)
