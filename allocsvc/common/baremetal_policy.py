@@ -296,6 +296,12 @@ _node_rules = [
           SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
           'Run service steps of your choice on a node.',
           [('PUT', _N1 + '/states/provision')]),
+    # An allocsvc extension: the Placement reservations holding a node
+    # (who holds it, and until when); whoever may see the node.
+    _rule('baremetal:node:reservations:list', SYSTEM_OR_PROJECT_READER,
+          'List the reservations holding a node now or later (an '
+          'allocsvc extension).', [('GET', _N1 + '/reservations')],
+          LEGACY_READER),
     _rule('baremetal:node:traits:list', SYSTEM_OR_PROJECT_READER,
           'List the traits of a node.', [('GET', _N1 + '/traits')],
           LEGACY_READER),

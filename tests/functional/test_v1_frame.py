@@ -66,7 +66,10 @@ def test_root_document(api):
         'methods': ['POST'], 'min_version': '1.52'}, {
         'name': 'allocation_groups',
         'href': 'http://localhost/v1/allocation_groups',
-        'methods': ['DELETE', 'GET', 'POST'], 'min_version': '1.52'}]
+        'methods': ['DELETE', 'GET', 'POST'], 'min_version': '1.52'}, {
+        'name': 'node_reservations',
+        'href': 'http://localhost/v1/nodes/{node_ident}/reservations',
+        'methods': ['GET'], 'min_version': '1.52'}]
     # As Ironic 39: the root gets the version headers too.
     assert resp.headers[IRONIC] == '1.1' and resp.headers[MAX] == LATEST
     assert call(api, '/', headers={IRONIC: '1.999'}).status_int == 406

@@ -22,6 +22,7 @@ from allocsvc.api.controllers.v1 import node
 from allocsvc.api.controllers.v1 import node_management as mgmt
 from allocsvc.api.controllers.v1 import node_paths
 from allocsvc.api.controllers.v1 import node_records as records
+from allocsvc.api.controllers.v1 import node_reservations
 from allocsvc.api.controllers.v1 import node_states as states
 from allocsvc.api.controllers.v1 import node_traits as traits
 from allocsvc.api.controllers.v1 import node_vifs as vifs
@@ -76,6 +77,9 @@ ROUTES = [
                               'DELETE': traits.remove_traits}),
     (N + '/traits/{trait}', (1, 37), {'PUT': traits.add_trait,
                                       'DELETE': traits.remove_trait}),
+    # An extension: who holds the node, and until when.
+    (N + '/reservations', node_reservations.FIRST_VERSION,
+     {'GET': node_reservations.list_node_reservations}),
     (N + '/allocation', (1, 52), {
         'GET': allocation.show_node_allocation,
         'DELETE': allocation.delete_node_allocation}, NOT_ALLOWED),

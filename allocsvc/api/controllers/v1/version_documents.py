@@ -45,6 +45,8 @@ EXTENSIONS = (
     ('allocation_preview', '/v1/allocation_preview', ('POST',), '1.52'),
     ('allocation_groups', '/v1/allocation_groups',
      ('DELETE', 'GET', 'POST'), '1.52'),
+    ('node_reservations', '/v1/nodes/{node_ident}/reservations', ('GET',),
+     '1.52'),
 )
 
 
