@@ -367,6 +367,16 @@ def held_back(context, rc_ids, at=None, exempt=None):
     rc_ids = sorted(rc_ids)
     if not rc_ids:
         return {}
+    bounds = getattr(_window, 'bounds', None)
+    if bounds is not None:
+        at = now() if at is None else at
+        future = bounds[0] > at
+        _window.bounds = None
+        try:
+            held = {} if future else held_back(context, rc_ids, at, exempt)
+        finally:
+            _window.bounds = bounds
+        return _InWindow(held, _peaks(context, rc_ids, *bounds), future)
     if exempt is None:
         exempt = getattr(_exempt, 'projects', frozenset())
     at = now() if at is None else at
@@ -398,9 +408,64 @@ def held_back(context, rc_ids, at=None, exempt=None):
     return found
 
 
+class _InWindow(dict):
+    """What ``held_back`` answers inside ``for_window``: ``peak``
+    {pair: the most the reservations hold at an instant of the window},
+    and whether the window is ``future`` (it does not hold the present);
+    the dict itself is what is held back now, as outside a window."""
+
+    def __init__(self, now_held, peak, future):
+        super().__init__(now_held)
+        self.peak = peak
+        self.future = future
+
+
+_window = threading.local()
+
+
+@contextlib.contextmanager
+def for_window(start, end):
+    """Within the block, in this thread, candidate searches look for
+    room over [``start``, ``end``) as a new reservation needs it
+    (``check``): against the most the reservations hold at an instant
+    of the window, and, when the window holds the present, against the
+    load now too; what is allocated now does not count against a later
+    window."""
+    before = getattr(_window, 'bounds', None)
+    _window.bounds = (start, end)
+    try:
+        yield
+    finally:
+        _window.bounds = before
+
+
+def _peaks(context, rc_ids, start, end):
+    rows = context.session.execute(
+        sa.select(_AMT.c.resource_provider_id, _AMT.c.resource_class_id,
+                  _RES.c.start_at, _RES.c.end_at, _AMT.c.amount)
+        .select_from(_AMT.join(_RES, _RES.c.id == _AMT.c.reservation_id))
+        .where(_AMT.c.resource_class_id.in_(rc_ids),
+               _RES.c.start_at < end, _RES.c.end_at > start))
+    windows = collections.defaultdict(list)
+    for rp_id, rc_id, s, e, amount in rows:
+        windows[(rp_id, rc_id)].append((s, e, amount))
+    return {pair: peak(found, start, end)
+            for pair, found in windows.items()}
+
+
 def hold_back(usage, held):
     """Add ``held`` (``held_back``) to ``usage`` {(provider id, class
-    id): used}, in place; ``usage``."""
+    id): used}, in place; ``usage``. Inside ``for_window``: ``usage``
+    becomes what a reservation of the window must fit beside."""
+    if isinstance(held, _InWindow):
+        if held.future:
+            usage.clear()
+            usage.update(held.peak)
+            return usage
+        for pair in set(usage) | set(held) | set(held.peak):
+            usage[pair] = max(usage.get(pair, 0) + held.get(pair, 0),
+                              held.peak.get(pair, 0))
+        return usage
     for pair, extra in held.items():
         usage[pair] = usage.get(pair, 0) + extra
     return usage
@@ -683,7 +748,7 @@ def _resolve(context, amounts):
     return wanted, names, set(providers.values())
 
 
-def _check_window(start, end, at):
+def check_window(start, end, at):
     if start >= end:
         raise exception.BadRequest(
             'The end of a reservation must be after its start.')
@@ -699,7 +764,7 @@ def create(context, project_id, start, end, amounts, uuid=None):
     class, Conflict (409) when the capacity is not there (see
     ``check``) or the uuid is taken."""
     at = now()
-    _check_window(start, end, at)
+    check_window(start, end, at)
     if not amounts or not any(amounts.values()):
         raise exception.BadRequest('A reservation must hold something.')
     ids = consumers_mod.intern_ids(context, {project_id}, (), ())
@@ -769,7 +834,7 @@ def _update(context, uuid, start, end, rp_ids, at):
         raise exception.NotFound('No reservation with uuid %s found' % uuid)
     start = row.start_at if start is None else start
     end = row.end_at if end is None else end
-    _check_window(start, end, at)
+    check_window(start, end, at)
     pairs = {(rp, rc): amount for rp, rc, amount in session.execute(
         sa.select(_AMT.c.resource_provider_id, _AMT.c.resource_class_id,
                   _AMT.c.amount).where(_AMT.c.reservation_id == row.id))}

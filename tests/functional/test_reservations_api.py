@@ -354,3 +354,59 @@ def test_availability_in_time(app):
     # Not a reservation's uuid: the path is the availability's.
     assert call(app, 'DELETE', '/reservations/availability',
                 V).status_int == 405
+
+
+def _query_body(count, start=1, end=2, **extra):
+    body = {'project_id': 'p1', 'start': _at(start), 'end': _at(end),
+            'query': {'resources': 'VCPU:2'}, 'count': count}
+    body.update(extra)
+    return body
+
+
+def test_made_from_a_candidates_query(app):
+    """The engine picks N slots of a query for the window, jointly and
+    spread as a group claim, and holds them as one reservation."""
+    rack = {}
+    for name, trait in (('a1', 'CUSTOM_RACK_A'), ('a2', 'CUSTOM_RACK_A'),
+                        ('b1', 'CUSTOM_RACK_B')):
+        rack[name] = create_provider(app, name, traits=[trait],
+                                     inventory={'VCPU': {'total': 4}})
+    # What is allocated now does not count against a later window.
+    assert _claim(app, rack['b1'], 4, 'other').status_int == 204
+    resp = call(app, 'POST', '/reservations', V, _query_body(
+        2, spread={'by': 'trait:CUSTOM_RACK_', 'max_per_domain': 1,
+                   'strict': True}))
+    made = ok(resp, 201)
+    assert resp.location.endswith(made['uuid'])
+    assert made['spread']['met'] is True
+    held = made['resources']
+    assert sum(e['resources']['VCPU'] for e in held.values()) == 4
+    assert rack['b1'] in held
+    # 8 VCPU are left in the window (b1's allocation of now does not
+    # count), in 2-VCPU slots: 4 fit, 5 do not.
+    resp = call(app, 'POST', '/reservations', V, _query_body(5))
+    assert resp.status_int == 409
+    assert resp.json['errors'][0]['code'] == \
+        'placement.group_claim.unsatisfied'
+    assert 'Only 4 of the 5' in resp.json['errors'][0]['detail']
+    packed = ok(call(app, 'POST', '/reservations', V,
+                     _query_body(4, order='pack')), 201)
+    assert sum(e['resources']['VCPU']
+               for e in packed['resources'].values()) == 8
+    # Nothing left in that window; the next one is free again.
+    assert call(app, 'POST', '/reservations', V,
+                _query_body(1)).status_int == 409
+    ok(call(app, 'POST', '/reservations', V,
+            _query_body(6, start=2, end=3)), 201)
+    # A window holding the present needs the room now too: b1 is full.
+    now = ok(call(app, 'POST', '/reservations', V,
+                  _query_body(4, start=0, end=0.5, order='pack')), 201)
+    assert rack['b1'] not in now['resources']
+    for body in (dict(_query_body(1), resources={}),
+                 {'start': _at(1), 'end': _at(2), 'count': 1},
+                 {'start': _at(1), 'end': _at(2), 'query': {
+                     'resources': 'VCPU:1'}},
+                 _query_body(0), _query_body(1, query={'resources': 'x'}),
+                 _query_body(1, order='best')):
+        resp = call(app, 'POST', '/reservations', V, body)
+        assert resp.status_int == 400, (body, resp.text)

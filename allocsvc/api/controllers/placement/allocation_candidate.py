@@ -80,7 +80,7 @@ def encode(body):
     return fast.replace(b',', b', ').replace(b':', b': ')
 
 
-def _limit(req, wide):
+def capped_limit(req, wide):
     """The request's limit, within the server's cap (0 or less: none)."""
     cap = util.conf(req).placement.max_allocation_candidates
     if cap is None or cap <= 0:
@@ -98,7 +98,7 @@ def list_allocation_candidates(req):
                                  query.Limits.from_conf(util.conf(req)))
     with candidates.gc_paused():
         result = candidates.find(
-            context, groups, wide, limit=_limit(req, wide),
+            context, groups, wide, limit=capped_limit(req, wide),
             nested_aware=want >= (1, 29),
             randomize=util.conf(
                 req).placement.randomize_allocation_candidates,
@@ -127,14 +127,14 @@ def explain_allocation_candidates(req):
                                  query.Limits.from_conf(util.conf(req)))
     with candidates.gc_paused():
         found = explain.explain(context, groups, wide,
-                                limit=_limit(req, wide),
+                                limit=capped_limit(req, wide),
                                 nested_aware=want >= (1, 29))
         resp = util.json_response(req, explain.document(found))
         del found
     return resp
 
 
-def _claim_query(req, data, want):
+def claim_query(req, data, want):
     """The claim's query, checked and parsed as GET
     /allocation_candidates' at microversion ``want``."""
     params = {key: value if isinstance(value, list) else [value]
@@ -171,7 +171,7 @@ def claim_allocation_candidates(req):
     context = util.authorize(req, 'placement:allocation_candidates:claim')
     want = util.want_version(req)
     data = util.extract_json(req, claim_schema.CLAIM)
-    groups, wide = _claim_query(req, data, want)
+    groups, wide = claim_query(req, data, want)
     consumers = [group_claims.Consumer(
         uuid, body['project_id'], body['user_id'],
         generation=body['consumer_generation'],
@@ -186,7 +186,7 @@ def claim_allocation_candidates(req):
     with candidates.gc_paused():
         claimed = group_claims.claim(
             context, groups, wide, consumers, spread=spread,
-            order=data.get('order'), limit=_limit(req, wide),
+            order=data.get('order'), limit=capped_limit(req, wide),
             nested_aware=want >= (1, 29),
             attempts=util.conf(
                 req).placement.allocation_conflict_retry_count,

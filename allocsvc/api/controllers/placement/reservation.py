@@ -12,10 +12,14 @@ it.
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
 
+from allocsvc.api.controllers.placement import allocation_candidate
 from allocsvc.api.controllers.placement.schemas import reservation as schema
 from allocsvc.api.controllers.placement import util
 from allocsvc.common import exception
 from allocsvc.common import policy
+from allocsvc.placement import candidates
+from allocsvc.placement import group_claims
+from allocsvc.placement import reservation_claims
 from allocsvc.placement import reservations
 
 FIRST_VERSION = (1, 10)
@@ -123,13 +127,45 @@ def create_reservation(req):
                    target={'project_id': project_id})
     start = _time(data['start'], 'start')
     end = _time(data['end'], 'end')
-    amounts = {rp: dict(entry['resources'])
-               for rp, entry in data['resources'].items()}
-    made = reservations.create(context, project_id, start, end, amounts,
-                               uuid=data.get('uuid'))
-    resp = util.json_response(req, render(req, made), status=201)
-    resp.location = _url(req, made.uuid)
+    if 'query' in data:
+        document = _from_query(req, context, data, project_id, start, end)
+    else:
+        amounts = {rp: dict(entry['resources'])
+                   for rp, entry in data['resources'].items()}
+        made = reservations.create(context, project_id, start, end,
+                                   amounts, uuid=data.get('uuid'))
+        document = render(req, made)
+    resp = util.json_response(req, document, status=201)
+    resp.location = _url(req, document['uuid'])
     return resp
+
+
+def _from_query(req, context, data, project_id, start, end):
+    """The reservation of ``count`` slots of the candidates ``query``
+    (``reservation_claims``), as its document with the group claim's
+    ``spread`` when one was asked for."""
+    want = util.want_version(req)
+    groups, wide = allocation_candidate.claim_query(req, data, want)
+    spread = None
+    if 'spread' in data:
+        rule = data['spread']
+        spread = group_claims.Spread(rule['by'],
+                                     rule.get('max_per_domain', 1),
+                                     rule.get('strict', False))
+    with candidates.gc_paused():
+        made, claimed = reservation_claims.create(
+            context, project_id, start, end, groups, wide, data['count'],
+            spread=spread, order=data.get('order'),
+            limit=allocation_candidate.capped_limit(req, wide),
+            nested_aware=want >= (1, 29),
+            attempts=util.conf(
+                req).placement.allocation_conflict_retry_count,
+            uuid=data.get('uuid'))
+    document = render(req, made)
+    if claimed.spread_met is not None:
+        document['spread'] = {'met': claimed.spread_met,
+                              'domains': claimed.domains}
+    return document
 
 
 @util.require_version(FIRST_VERSION)

@@ -5,6 +5,8 @@ reservations``).
 Times are ISO 8601 date-times; one without a UTC offset is UTC.
 """
 
+from allocsvc.api.controllers.placement.schemas import group_claim
+
 _TEXT = {'type': 'string', 'minLength': 1, 'maxLength': 255,
          'pattern': '^[^\\x00]*$'}
 _TIME = {'type': 'string', 'minLength': 1, 'maxLength': 64}
@@ -14,6 +16,13 @@ _CLASS = '^[A-Z0-9_]+$'
 CREATE = {
     'type': 'object',
     'properties': {
+        # Either what to hold (resources), or a candidates query and how
+        # many of its slots (query, count, and a group claim's spread and
+        # order).
+        'query': group_claim.CLAIM['properties']['query'],
+        'count': {'type': 'integer', 'minimum': 1, 'maximum': 1000},
+        'spread': group_claim.CLAIM['properties']['spread'],
+        'order': group_claim.CLAIM['properties']['order'],
         'uuid': _UUID,
         'project_id': _TEXT,
         'start': _TIME,
@@ -43,7 +52,14 @@ CREATE = {
             'additionalProperties': False,
         },
     },
-    'required': ['start', 'end', 'resources'],
+    'required': ['start', 'end'],
+    'oneOf': [
+        {'required': ['resources'],
+         'not': {'anyOf': [{'required': [name]} for name in
+                           ('query', 'count', 'spread', 'order')]}},
+        {'required': ['query', 'count'],
+         'not': {'required': ['resources']}},
+    ],
     'additionalProperties': False,
 }
 
