@@ -33,7 +33,7 @@ class _Group(argparse.Action):
         namespace.groups.setdefault(values, collections.defaultdict(list))
 
 
-class _InGroup(argparse.Action):
+class InGroup(argparse.Action):
     """A per-group option: appended to the current group's."""
 
     def __call__(self, parser, namespace, values, option_string=None):
@@ -121,33 +121,35 @@ def _examples(found):
     return '\n'.join(lines)
 
 
-def add_query_options(parser):
-    """The options of a candidates query on ``parser``."""
+def add_query_options(parser, resource_action=None):
+    """The options of a candidates query on ``parser``;
+    ``resource_action``: the action of ``--resource`` if not the
+    query's own (a command whose ``--resource`` means more)."""
     parser.set_defaults(groups={}, current_group='')
     parser.add_argument(
         '--resource', metavar='<resource_class>=<value>',
-        dest='resources', action=_InGroup,
+        dest='resources', action=resource_action or InGroup,
         help='An amount of a resource class the providers of each '
              'candidate must have free between them (of the current '
              '--group: one provider). Repeat for each class.')
     parser.add_argument(
-        '--required', metavar='<trait>', action=_InGroup,
+        '--required', metavar='<trait>', action=InGroup,
         help='A trait the candidate must have; a comma-separated '
              'list: one of them (1.39). Repeatable.')
     parser.add_argument(
-        '--forbidden', metavar='<trait>', action=_InGroup,
+        '--forbidden', metavar='<trait>', action=InGroup,
         help='A trait the candidate must not have (1.22). '
              'Repeatable.')
     parser.add_argument(
         '--member-of', metavar='<aggregate_uuid>[,...]',
-        dest='member_of', action=_InGroup,
+        dest='member_of', action=InGroup,
         help='Comma-separated aggregate UUIDs, one of which the '
              'providers must be in (1.21); "!<uuid>" or '
              '"!in:<uuid>,..." for aggregates they must not be in '
              '(1.32). Repeatable.')
     parser.add_argument(
         '--in-tree', metavar='<provider_uuid>', dest='in_tree',
-        action=_InGroup,
+        action=InGroup,
         help='Only providers of the tree of this provider (1.31).')
     parser.add_argument(
         '--group', metavar='<suffix>', action=_Group,

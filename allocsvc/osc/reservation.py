@@ -19,6 +19,8 @@ from osc_lib.command import command
 from osc_lib import exceptions
 from oslo_utils import uuidutils
 
+from allocsvc.osc import placement
+
 PATH = '/reservations'
 FIRST_VERSION = (1, 10)
 
@@ -35,16 +37,16 @@ class _Provider(argparse.Action):
         namespace.providers.append((values, []))
 
 
-class _Resource(argparse.Action):
-    """``--resource RC=N``: held on the last ``--resource-provider``.
-    Without one before it, the amount would belong to no provider, so
-    it is a usage error rather than a guess."""
+class _Resource(placement.InGroup):
+    """``--resource RC=N``: held on the last ``--resource-provider``;
+    before any, an amount of the candidates query (``--count``) of the
+    current ``--group``."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        if not namespace.providers:
-            raise argparse.ArgumentError(
-                self, 'must follow the --resource-provider it is held on')
-        namespace.providers[-1][1].append(values)
+        if namespace.providers:
+            namespace.providers[-1][1].append(values)
+        else:
+            super().__call__(parser, namespace, values, option_string)
 
 
 class _Resources(cliff_columns.FormattableColumn):
@@ -147,22 +149,52 @@ class CreateReservation(command.ShowOne):
           --resource-provider RP2 --resource VCPU=2 \\
           --start 2026-12-01T08:00Z --end 2026-12-01T18:00Z --project P
 
+    Or let the service choose: ``--count`` slots of the candidates
+    query the ``--resource`` (before any ``--resource-provider``),
+    ``--required``, ``--member-of``, ``--group`` ... options name, taken
+    together as a group claim takes them (``--spread-by``,
+    ``--order``)::
+
+      $ openstack allocation reservation create --resource VCPU=8 \\
+          --resource MEMORY_MB=32768 --count 4 \\
+          --spread-by trait:CUSTOM_RACK_ \\
+          --start 2026-12-01T08:00Z --end 2026-12-01T18:00Z --project P
+
     This command requires at least ``--os-placement-api-version 1.10``.
     """
 
     def get_parser(self, prog_name):
-        parser = super().get_parser(prog_name)
+        parser = placement.add_query_options(
+            super().get_parser(prog_name), resource_action=_Resource)
         parser.set_defaults(providers=[])
         parser.add_argument(
-            '--resource-provider', metavar='<uuid or name>', required=True,
+            '--resource-provider', metavar='<uuid or name>',
             action=_Provider, dest='provider',
             help='A provider to hold resources on: the --resource '
                  'options after it. Repeatable.')
         parser.add_argument(
-            '--resource', metavar='<resource_class>=<value>',
-            action=_Resource, dest='resource',
-            help='An amount of a resource class to hold on the '
-                 '--resource-provider before it. Repeatable.')
+            '--count', type=int, metavar='<count>',
+            help='Let the service choose: hold this many slots of the '
+                 'candidates query the --resource (before any '
+                 '--resource-provider), --required, --member-of, '
+                 '--group ... options name.')
+        parser.add_argument(
+            '--spread-by', metavar='root|aggregate|trait:<PREFIX>',
+            help='With --count: failure domains to spread the slots '
+                 'over (the provider tree, an aggregate of its root, or '
+                 'the trait of its root with this prefix).')
+        parser.add_argument(
+            '--max-per-domain', type=int, default=1, metavar='<k>',
+            help='With --spread-by: at most this many slots per domain '
+                 '(default 1).')
+        parser.add_argument(
+            '--strict', action='store_true',
+            help='With --spread-by: refuse rather than relax the rule.')
+        parser.add_argument(
+            '--order', choices=['pack', 'spread', 'random'],
+            metavar='pack|spread|random',
+            help='With --count: try the candidates least free first '
+                 '(pack), most free first (spread), or at random.')
         parser.add_argument(
             '--start', required=True, metavar='<time>',
             help='The start of the window, ISO 8601 (UTC without an '
@@ -180,12 +212,33 @@ class CreateReservation(command.ShowOne):
 
     def take_action(self, parsed_args):
         http = _client(self.app)
-        # Names resolved first: a provider given by name and by uuid is
-        # one provider, its classes merged.
-        body = {'start': parsed_args.start, 'end': parsed_args.end,
-                'resources': amounts(
-                    [(_provider_uuid(http, rp), resources)
-                     for rp, resources in parsed_args.providers])}
+        body = {'start': parsed_args.start, 'end': parsed_args.end}
+        if parsed_args.count is not None:
+            if parsed_args.providers:
+                raise exceptions.CommandError(
+                    '--count lets the service choose the providers: give '
+                    'no --resource-provider with it.')
+            params = {}
+            for key, value in placement.parsed_query(parsed_args):
+                params.setdefault(key, []).append(value)
+            body.update(query=params, count=parsed_args.count)
+            if parsed_args.spread_by:
+                body['spread'] = {
+                    'by': parsed_args.spread_by,
+                    'max_per_domain': parsed_args.max_per_domain,
+                    'strict': parsed_args.strict}
+            if parsed_args.order:
+                body['order'] = parsed_args.order
+        elif not parsed_args.providers:
+            raise exceptions.CommandError(
+                'Give the amounts to hold (--resource-provider, then its '
+                '--resource), or a candidates query and --count.')
+        else:
+            # Names resolved first: a provider given by name and by uuid
+            # is one provider, its classes merged.
+            body['resources'] = amounts(
+                [(_provider_uuid(http, rp), resources)
+                 for rp, resources in parsed_args.providers])
         if parsed_args.project:
             body['project_id'] = parsed_args.project
         if parsed_args.uuid:

@@ -204,12 +204,11 @@ def test_usage_errors(endpoint):
         [*create, '--resource-provider', 'no-such-node', '--resource',
          'VCPU=1', *window],
     )
-    # argparse's usage error: exit 2 and the usage line.
+    # A --resource before any --resource-provider is the candidates
+    # query's, and the provider after it has none.
     rc, _out, err = results[0]
-    assert rc == 2
-    assert ('argument --resource: must follow the --resource-provider it '
-            'is held on') in err
-    assert 'usage: ' in err
+    assert rc == 1
+    assert 'Resource provider %s has no --resource after it.' % rp in err
     assert results[1][0] == 1
     assert 'Resource provider %s has no --resource after it.' % rp \
         in results[1][2]
@@ -259,3 +258,37 @@ def test_availability_command(endpoint):
     assert results[2][0] == 1
     assert 'must be of form <resource_class>=<amount>' in results[2][2]
     assert results[3][0] == 2
+
+
+def test_create_from_a_query(endpoint):
+    a, _b = _providers(endpoint, ('q-a', 'q-b'))
+    window = ('--start', _at(30), '--end', _at(31))
+    create = (*RES, 'create', *window, '--project', 'p1')
+    results = placement(
+        endpoint,
+        [*create, '--resource', 'VCPU=4', '--count', '3',
+         '--spread-by', 'root', '--max-per-domain', '2', '--order',
+         'pack', '--in-tree', a, '-f', 'json'],
+        [*create, '--resource', 'VCPU=4', '--count', '3',
+         '--in-tree', a],
+        [*create, '--resource-provider', a, '--resource', 'VCPU=1',
+         '--count', '1'],
+        [*create],
+    )
+    rc, made, err = results[0]
+    # Only a's tree: 2 of 8 VCPU slots fit, not 3.
+    assert rc == 1, made
+    assert 'Only 2 of the 3' in err
+    rc, _out, err = results[1]
+    assert rc == 1 and 'Only 2 of the 3' in err
+    assert results[2][0] == 1
+    assert 'give no --resource-provider with it' in results[2][2]
+    assert results[3][0] == 1
+    assert 'or a candidates query and --count' in results[3][2]
+    [(rc, made, err)] = placement(endpoint, [
+        *create, '--resource', 'VCPU=4', '--count', '4', '--order', 'pack',
+        '-f', 'json'])
+    assert rc == 0, err
+    # Packed: two providers (of those the module made) full.
+    held = [e['resources']['VCPU'] for e in made['resources'].values()]
+    assert sorted(held) == [8, 8]
