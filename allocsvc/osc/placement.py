@@ -176,6 +176,41 @@ def add_query_options(parser, resource_action=None):
     return parser
 
 
+def add_choice_options(parser, what):
+    """How N ``what`` are chosen among the candidates, on ``parser``:
+    ``--spread-by``, ``--max-per-domain``, ``--strict``, ``--order``."""
+    parser.add_argument(
+        '--spread-by', metavar='root|aggregate|trait:<PREFIX>',
+        help='Failure domains: the provider tree, an aggregate of its '
+             'root, or the trait of its root with this prefix.')
+    parser.add_argument(
+        '--max-per-domain', type=int, default=1, metavar='<k>',
+        help='At most this many %s per domain (default 1).' % what)
+    parser.add_argument(
+        '--strict', action='store_true',
+        help='Refuse when the spread rule cannot be met, rather than '
+             'relax it (the answer says so).')
+    parser.add_argument(
+        '--order', choices=['pack', 'spread', 'random'],
+        metavar='pack|spread|random',
+        help='Try the candidates least free first (pack), most free '
+             'first (spread), or at random.')
+    return parser
+
+
+def choice_body(parsed_args):
+    """The ``spread`` and ``order`` of a body, from the options of
+    ``add_choice_options``."""
+    body = {}
+    if parsed_args.spread_by:
+        body['spread'] = {'by': parsed_args.spread_by,
+                          'max_per_domain': parsed_args.max_per_domain,
+                          'strict': parsed_args.strict}
+    if parsed_args.order:
+        body['order'] = parsed_args.order
+    return body
+
+
 def parsed_query(parsed_args):
     """The (key, value) parameters of the query the options name."""
     if not any(g.get('resources') for g in parsed_args.groups.values()):
@@ -262,23 +297,7 @@ class ClaimAllocationCandidate(command.Lister):
         parser.add_argument(
             '--consumer-type', metavar='<consumer_type>',
             help="The consumers' type (e.g. INSTANCE).")
-        parser.add_argument(
-            '--spread-by', metavar='root|aggregate|trait:<PREFIX>',
-            help='Failure domains: the provider tree, an aggregate of '
-                 'its root, or the trait of its root with this prefix.')
-        parser.add_argument(
-            '--max-per-domain', type=int, default=1, metavar='<k>',
-            help='At most this many consumers per domain (default 1).')
-        parser.add_argument(
-            '--strict', action='store_true',
-            help='Refuse the claim when the spread rule cannot be met, '
-                 'rather than relax it (the answer says so).')
-        parser.add_argument(
-            '--order', choices=['pack', 'spread', 'random'],
-            metavar='pack|spread|random',
-            help='Try the candidates least free first (pack), most free '
-                 'first (spread), or at random.')
-        return parser
+        return add_choice_options(parser, 'consumers')
 
     def take_action(self, parsed_args):
         http = self.app.client_manager.placement
@@ -294,12 +313,7 @@ class ClaimAllocationCandidate(command.Lister):
                 member['consumer_type'] = parsed_args.consumer_type
             members[str(uuid.uuid4())] = member
         body = {'query': params, 'consumers': members}
-        if parsed_args.spread_by:
-            body['spread'] = {'by': parsed_args.spread_by,
-                              'max_per_domain': parsed_args.max_per_domain,
-                              'strict': parsed_args.strict}
-        if parsed_args.order:
-            body['order'] = parsed_args.order
+        body.update(choice_body(parsed_args))
         found = http.request('POST', CLAIM_PATH, json=body).json()
         columns = ('consumer', 'allocations', 'domains')
         rows = []

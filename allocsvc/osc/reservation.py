@@ -178,23 +178,7 @@ class CreateReservation(command.ShowOne):
                  'candidates query the --resource (before any '
                  '--resource-provider), --required, --member-of, '
                  '--group ... options name.')
-        parser.add_argument(
-            '--spread-by', metavar='root|aggregate|trait:<PREFIX>',
-            help='With --count: failure domains to spread the slots '
-                 'over (the provider tree, an aggregate of its root, or '
-                 'the trait of its root with this prefix).')
-        parser.add_argument(
-            '--max-per-domain', type=int, default=1, metavar='<k>',
-            help='With --spread-by: at most this many slots per domain '
-                 '(default 1).')
-        parser.add_argument(
-            '--strict', action='store_true',
-            help='With --spread-by: refuse rather than relax the rule.')
-        parser.add_argument(
-            '--order', choices=['pack', 'spread', 'random'],
-            metavar='pack|spread|random',
-            help='With --count: try the candidates least free first '
-                 '(pack), most free first (spread), or at random.')
+        placement.add_choice_options(parser, 'slots')
         parser.add_argument(
             '--start', required=True, metavar='<time>',
             help='The start of the window, ISO 8601 (UTC without an '
@@ -222,13 +206,7 @@ class CreateReservation(command.ShowOne):
             for key, value in placement.parsed_query(parsed_args):
                 params.setdefault(key, []).append(value)
             body.update(query=params, count=parsed_args.count)
-            if parsed_args.spread_by:
-                body['spread'] = {
-                    'by': parsed_args.spread_by,
-                    'max_per_domain': parsed_args.max_per_domain,
-                    'strict': parsed_args.strict}
-            if parsed_args.order:
-                body['order'] = parsed_args.order
+            body.update(placement.choice_body(parsed_args))
         elif not parsed_args.providers:
             raise exceptions.CommandError(
                 'Give the amounts to hold (--resource-provider, then its '

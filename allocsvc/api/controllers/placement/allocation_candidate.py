@@ -146,6 +146,16 @@ def claim_query(req, data, want):
     return request.parse(items, want, query.Limits.from_conf(util.conf(req)))
 
 
+def spread_rule(data):
+    """The ``group_claims.Spread`` of a body's ``spread`` (None without
+    one)."""
+    rule = data.get('spread')
+    if rule is None:
+        return None
+    return group_claims.Spread(rule['by'], rule.get('max_per_domain', 1),
+                               rule.get('strict', False))
+
+
 def _claimed_document(claimed, want):
     found = {}
     for consumer, candidate, domains in claimed.chosen:
@@ -177,15 +187,9 @@ def claim_allocation_candidates(req):
         generation=body['consumer_generation'],
         consumer_type=body.get('consumer_type'))
         for uuid, body in sorted(data['consumers'].items())]
-    spread = None
-    if 'spread' in data:
-        rule = data['spread']
-        spread = group_claims.Spread(rule['by'],
-                                     rule.get('max_per_domain', 1),
-                                     rule.get('strict', False))
     with candidates.gc_paused():
         claimed = group_claims.claim(
-            context, groups, wide, consumers, spread=spread,
+            context, groups, wide, consumers, spread=spread_rule(data),
             order=data.get('order'), limit=capped_limit(req, wide),
             nested_aware=want >= (1, 29),
             attempts=util.conf(

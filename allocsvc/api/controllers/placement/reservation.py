@@ -18,7 +18,6 @@ from allocsvc.api.controllers.placement import util
 from allocsvc.common import exception
 from allocsvc.common import policy
 from allocsvc.placement import candidates
-from allocsvc.placement import group_claims
 from allocsvc.placement import reservation_claims
 from allocsvc.placement import reservations
 
@@ -146,16 +145,11 @@ def _from_query(req, context, data, project_id, start, end):
     ``spread`` when one was asked for."""
     want = util.want_version(req)
     groups, wide = allocation_candidate.claim_query(req, data, want)
-    spread = None
-    if 'spread' in data:
-        rule = data['spread']
-        spread = group_claims.Spread(rule['by'],
-                                     rule.get('max_per_domain', 1),
-                                     rule.get('strict', False))
     with candidates.gc_paused():
         made, claimed = reservation_claims.create(
             context, project_id, start, end, groups, wide, data['count'],
-            spread=spread, order=data.get('order'),
+            spread=allocation_candidate.spread_rule(data),
+            order=data.get('order'),
             limit=allocation_candidate.capped_limit(req, wide),
             nested_aware=want >= (1, 29),
             attempts=util.conf(
