@@ -24,16 +24,19 @@ times (ABBA order), two phases on the same fleet:
   it checked them in).
 
 In each phase it times ``--reps`` requests of ``GET /allocation_candidates
-?resources=VCPU:2,MEMORY_MB:4096`` with ``limit=50`` (the sampled path)
-and without limit (the general path), then ``--claims`` claims of that
-amount by ``--threads`` threads (``PUT /allocations/{new consumer}``,
-half from projects holding an active reservation on the provider they
-claim on, half from projects with none, on random providers; the same
-list of claims in every phase), which are deleted afterwards (untimed).
+?resources=VCPU:2,MEMORY_MB:4096`` three ways: with ``limit=50`` (served
+from the first anchors, ``prefix``), with ``limit=50`` from a second
+application on the same database that randomizes (served from a sample,
+``sampling``), and without limit (the general search); then
+``--claims`` claims of that amount by ``--threads`` threads (``PUT
+/allocations/{new consumer}``, half from projects holding an active
+reservation on the provider they claim on, half from projects with
+none, on random providers; the same list of claims in every phase),
+which are deleted afterwards (untimed).
 
 It prints the workload, per phase the medians over all samples, the
 ratios held/none, and PASS/FAIL for the two targets (p50 latency ratio
-<= 1.5 for both candidates queries and for the claims; claims/s ratio,
+<= 1.5 for the three candidates queries and for the claims; claims/s ratio,
 median of the runs, >= 0.7). Run from the repository root, in allocsvc's
 virtualenv::
 
@@ -59,6 +62,8 @@ import sqlalchemy as sa
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
+from allocsvc.api import app as api_app  # noqa: E402
+from allocsvc.common import config  # noqa: E402
 from allocsvc.db import api as db_api  # noqa: E402
 from allocsvc.db import models  # noqa: E402
 from allocsvc.placement import reservations  # noqa: E402
@@ -71,7 +76,15 @@ import candidates_inprocess  # noqa: E402
 log = report.log
 CLAIM = {'VCPU': 2, 'MEMORY_MB': 4096}
 QUERY = '/allocation_candidates?resources=VCPU:2,MEMORY_MB:4096'
-QUERIES = {'limit50': QUERY + '&limit=50', 'nolimit': QUERY}
+# name: (whether the application randomizes, path, label). With a limit,
+# the default application serves the first anchors (``prefix``), one
+# that randomizes draws a sample (``sampling``); without, both search
+# the whole fleet (the general path).
+QUERIES = {
+    'limit50': (False, QUERY + '&limit=50', 'limit=50 (prefix)'),
+    'sampled50': (True, QUERY + '&limit=50', 'limit=50 randomized'),
+    'nolimit': (False, QUERY, 'no limit (general)'),
+}
 CAPACITY = {'VCPU': 32 * 4, 'MEMORY_MB': 131072, 'DISK_GB': 1000}
 # What the reservations of one pair may hold together at any instant.
 HELD_SHARE = 0.5
@@ -235,9 +248,22 @@ def run_claims(client, claims, threads):
                 latencies=latencies)
 
 
-def time_queries(client, reps):
+def randomizing_client(db):
+    """A second application on the same database, with ``[placement]
+    randomize_allocation_candidates``: its requests with a limit are
+    served from a sample (``sampling``)."""
+    conf = config.prepare([], default_config_files=[])
+    conf.set_override('connection', db.url, group='database')
+    conf.set_override('randomize_allocation_candidates', True,
+                      group='placement')
+    return candidates_inprocess.InProcessClient(
+        api_app.setup_app(conf, prepare_db=False))
+
+
+def time_queries(clients, reps):
     found = {}
-    for name, path in QUERIES.items():
+    for name, (randomize, path, _label) in QUERIES.items():
+        client = clients[randomize]
         for _ in range(3):
             client.get(path)
         times = []
@@ -252,10 +278,11 @@ def time_queries(client, reps):
     return found
 
 
-def phase(client, rows, name, claims, args):
+def phase(clients, rows, name, claims, args):
     (rows.put_back if name == 'held' else rows.take_out)()
     log('phase %s: candidates' % name)
-    result = time_queries(client, args.reps)
+    result = time_queries(clients, args.reps)
+    client = clients[False]
     log('phase %s: %d claims, %d threads'
         % (name, len(claims), args.threads))
     result['claims'] = run_claims(client, claims, args.threads)
@@ -310,9 +337,9 @@ def verdicts(fig, max_latency, min_rate):
 
 def print_table(fig, ratios, verdict):
     rows = []
-    for key, label in (('limit50', 'GET candidates limit=50'),
-                       ('nolimit', 'GET candidates, no limit'),
-                       ('claims', 'PUT /allocations')):
+    labels = [(key, 'GET ' + label) for key, (_r, _p, label)
+              in QUERIES.items()] + [('claims', 'PUT /allocations')]
+    for key, label in labels:
         for pct in ('p50_ms', 'p95_ms'):
             rows.append(('%s %s' % (label, pct.replace('_', ' ')),
                          fig['none'][key][pct], fig['held'][key][pct],
@@ -321,10 +348,10 @@ def print_table(fig, ratios, verdict):
                  fig['none']['claims']['claims_per_s'],
                  fig['held']['claims']['claims_per_s'],
                  ratios['claims_per_s']))
-    print('%-32s %10s %10s %10s' % ('figure', 'none', 'held', 'held/none'))
+    print('%-34s %10s %10s %10s' % ('figure', 'none', 'held', 'held/none'))
     for label, none, held, ratio in rows:
-        print('%-32s %10.1f %10.1f %10.3f' % (label, none, held, ratio))
-    for key in ('limit50', 'nolimit'):
+        print('%-34s %10.1f %10.1f %10.3f' % (label, none, held, ratio))
+    for key in QUERIES:
         print('candidates returned, %s: none %d, held %d' % (
             key, fig['none'][key]['candidates'],
             fig['held'][key]['candidates']))
@@ -384,6 +411,7 @@ def main(argv=None):
         # figures (and one line a request outweigh what is timed).
         logging.getLogger('alembic').setLevel(logging.WARNING)
         client = candidates_inprocess.client_on(db)
+        clients = {False: client, True: randomizing_client(db)}
         logging.getLogger('allocsvc').setLevel(logging.WARNING)
         log('database %s (%s): %d providers' % (db.name, args.db,
                                                 args.providers))
@@ -409,7 +437,8 @@ def main(argv=None):
         for index in range(args.rounds):
             order = ('none', 'held') if index % 2 == 0 else ('held', 'none')
             for name in order:
-                runs[name].append(phase(client, rows, name, claims, args))
+                runs[name].append(phase(clients, rows, name, claims,
+                                        args))
         fig = summarize(runs)
         ratios, verdict = verdicts(fig, args.max_latency_ratio,
                                    args.min_claims_ratio)
