@@ -26,8 +26,10 @@ times (ABBA order), two phases on the same fleet:
 In each phase it times ``--reps`` requests of ``GET /allocation_candidates
 ?resources=VCPU:2,MEMORY_MB:4096`` three ways: with ``limit=50`` (served
 from the first anchors, ``prefix``), with ``limit=50`` from a second
-application on the same database that randomizes (served from a sample,
-``sampling``), and without limit (the general search); then
+application on the same database with ``randomize_allocation_candidates``
+(the general search, shuffled: the sample, ``sampling``, serves only
+requests without provider summaries, which HTTP requests never are),
+and without limit (the general search); then
 ``--claims`` claims of that amount by ``--threads`` threads (``PUT
 /allocations/{new consumer}``, half from projects holding an active
 reservation on the provider they claim on, half from projects with
@@ -77,12 +79,13 @@ log = report.log
 CLAIM = {'VCPU': 2, 'MEMORY_MB': 4096}
 QUERY = '/allocation_candidates?resources=VCPU:2,MEMORY_MB:4096'
 # name: (whether the application randomizes, path, label). With a limit,
-# the default application serves the first anchors (``prefix``), one
-# that randomizes draws a sample (``sampling``); without, both search
-# the whole fleet (the general path).
+# the default application serves the first anchors (``prefix``); one
+# that randomizes searches the whole fleet and shuffles (the sample,
+# ``sampling``, serves engine callers only: an HTTP answer has provider
+# summaries); without a limit, the general search.
 QUERIES = {
     'limit50': (False, QUERY + '&limit=50', 'limit=50 (prefix)'),
-    'sampled50': (True, QUERY + '&limit=50', 'limit=50 randomized'),
+    'random50': (True, QUERY + '&limit=50', 'limit=50 randomized'),
     'nolimit': (False, QUERY, 'no limit (general)'),
 }
 CAPACITY = {'VCPU': 32 * 4, 'MEMORY_MB': 131072, 'DISK_GB': 1000}
@@ -250,8 +253,8 @@ def run_claims(client, claims, threads):
 
 def randomizing_client(db):
     """A second application on the same database, with ``[placement]
-    randomize_allocation_candidates``: its requests with a limit are
-    served from a sample (``sampling``)."""
+    randomize_allocation_candidates``, as many nova deployments set it:
+    its requests with a limit search the whole fleet."""
     conf = config.prepare([], default_config_files=[])
     conf.set_override('connection', db.url, group='database')
     conf.set_override('randomize_allocation_candidates', True,
