@@ -357,15 +357,19 @@ def exempting(projects):
         _exempt.projects = before
 
 
-def held_back(context, rc_ids, at=None, exempt=None):
+def held_back(context, rc_ids, at=None, exempt=None, rp_ids=None):
     """{(provider id, class id): amount} that the reservations active at
     ``at`` (now) still hold, beyond their projects' own usage, on the
-    classes ``rc_ids`` of any provider, for projects other than
-    ``exempt`` (external ids; by default those of ``exempting``): what
-    a candidates request must count as used (caller's transaction).
-    Empty when no reservation is active."""
+    classes ``rc_ids`` of the providers ``rp_ids`` (None: of any
+    provider), for projects other than ``exempt`` (external ids; by
+    default those of ``exempting``): what a candidates request must
+    count as used (caller's transaction). Empty when no reservation is
+    active. A search that reads the usage of a few providers passes
+    them: what is held on the others is not read, nor their usage.
+    Inside ``for_window``, what a reservation of the window must fit
+    beside (``hold_back``)."""
     rc_ids = sorted(rc_ids)
-    if not rc_ids:
+    if not rc_ids or (rp_ids is not None and not rp_ids):
         return {}
     bounds = getattr(_window, 'bounds', None)
     if bounds is not None:
@@ -373,23 +377,48 @@ def held_back(context, rc_ids, at=None, exempt=None):
         future = bounds[0] > at
         _window.bounds = None
         try:
-            held = {} if future else held_back(context, rc_ids, at, exempt)
+            held = {} if future else held_back(
+                context, rc_ids, at, exempt, rp_ids)
         finally:
             _window.bounds = bounds
-        return _InWindow(held, _peaks(context, rc_ids, *bounds), future)
+        return _InWindow(held, _peaks(context, rc_ids, *bounds,
+                                      rp_ids=rp_ids), future)
     if exempt is None:
         exempt = getattr(_exempt, 'projects', frozenset())
     at = now() if at is None else at
-    rows = context.session.execute(
+    query = (
         sa.select(_AMT.c.resource_provider_id, _AMT.c.resource_class_id,
                   _RES.c.project_id, _PROJECT.c.external_id,
                   sa.func.sum(_AMT.c.amount))
         .select_from(_AMT.join(_RES, _RES.c.id == _AMT.c.reservation_id)
                      .join(_PROJECT, _PROJECT.c.id == _RES.c.project_id))
-        .where(_AMT.c.resource_class_id.in_(rc_ids),
-               _RES.c.start_at <= at, _RES.c.end_at > at)
+        .where(_AMT.c.resource_class_id.in_(rc_ids))
         .group_by(_AMT.c.resource_provider_id, _AMT.c.resource_class_id,
-                  _RES.c.project_id, _PROJECT.c.external_id)).all()
+                  _RES.c.project_id, _PROJECT.c.external_id))
+    if rp_ids is not None:
+        # A few providers: their amounts by the pair index.
+        query = query.where(_AMT.c.resource_provider_id.in_(sorted(rp_ids)),
+                            _RES.c.start_at <= at, _RES.c.end_at > at)
+    else:
+        # Every provider: the active reservations first, by the window
+        # index, then their amounts by the primary key. Written as a
+        # join, SQLite scanned every amount of every reservation, past
+        # and future, and looked each one's window up (27 ms against 9
+        # with 10,000 reservations, 1,448 active):
+        #
+        # SELECT a.resource_provider_id, a.resource_class_id,
+        #        r.project_id, SUM(a.amount)
+        # FROM placement_reservation_amounts a
+        # JOIN placement_reservations r ON r.id = a.reservation_id
+        # WHERE a.resource_class_id IN (...) AND a.reservation_id IN (
+        #     SELECT id FROM placement_reservations
+        #     WHERE start_at <= :at AND end_at > :at)
+        # GROUP BY a.resource_provider_id, a.resource_class_id,
+        #          r.project_id
+        query = query.where(_AMT.c.reservation_id.in_(
+            sa.select(_RES.c.id).where(_RES.c.start_at <= at,
+                                       _RES.c.end_at > at)))
+    rows = context.session.execute(query).all()
     held = {}
     for rp_id, rc_id, project, external, amount in rows:
         if external not in exempt:
@@ -439,13 +468,16 @@ def for_window(start, end):
         _window.bounds = before
 
 
-def _peaks(context, rc_ids, start, end):
-    rows = context.session.execute(
+def _peaks(context, rc_ids, start, end, rp_ids=None):
+    query = (
         sa.select(_AMT.c.resource_provider_id, _AMT.c.resource_class_id,
                   _RES.c.start_at, _RES.c.end_at, _AMT.c.amount)
         .select_from(_AMT.join(_RES, _RES.c.id == _AMT.c.reservation_id))
         .where(_AMT.c.resource_class_id.in_(rc_ids),
                _RES.c.start_at < end, _RES.c.end_at > start))
+    if rp_ids is not None:
+        query = query.where(_AMT.c.resource_provider_id.in_(sorted(rp_ids)))
+    rows = context.session.execute(query)
     windows = collections.defaultdict(list)
     for rp_id, rc_id, s, e, amount in rows:
         windows[(rp_id, rc_id)].append((s, e, amount))

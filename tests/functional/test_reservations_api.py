@@ -11,6 +11,9 @@ import uuid
 from oslo_utils import timeutils
 import pytest
 
+from allocsvc.common import context as context_mod
+from allocsvc.placement import candidates
+from allocsvc.placement.candidates import request as request_mod
 from tests.client import create_provider
 from tests.client import ok
 from tests.client import placement_request as call
@@ -210,6 +213,28 @@ def test_candidates_leave_active_reservations_alone(app, extra):
             {'resource_provider_generation': 1,
              'inventories': {'VCPU': {'total': 1}}}))
     assert found(2) == [rp]
+
+
+def test_few_candidates_of_many_providers_leave_reservations_alone(app):
+    """A request for a few candidates reads the usage and the holds of
+    the providers it looks at only (a prefix of the anchors, or a random
+    sample): where active reservations hold everything but on the last
+    of 40 providers, that one is the answer, on both paths."""
+    rps = [create_provider(app, 'cn%02d' % i,
+                           inventory={'VCPU': {'total': 4}})
+           for i in range(40)]
+    for rp in rps[:-1]:
+        ok(call(app, 'POST', '/reservations', V,
+                _body(rp, 4, start=0, end=1)), 201)
+    doc = ok(call(app, 'GET', '/allocation_candidates?resources=VCPU:1'
+                  '&limit=1', V))
+    assert [next(iter(r['allocations']))
+            for r in doc['allocation_requests']] == [rps[-1]]
+    groups, wide = request_mod.parse([('resources', 'VCPU:1')], (1, 39))
+    found = candidates.find(context_mod.get_admin_context(), groups, wide,
+                            limit=3, randomize=True, summaries=False)
+    assert [next(iter(r.allocations))
+            for r in found.allocation_requests] == [rps[-1]]
 
 
 def test_nova_lands_on_its_reservation_by_its_class(app):

@@ -402,7 +402,7 @@ def load_part(context, names, topo, least_of, found, anchors,
     usage = reservations.hold_back(
         statements.usage(context.session.connection(), rp_ids,
                          sorted(snap.requested))[1],
-        reservations.held_back(context, snap.requested))
+        reservations.held_back(context, snap.requested, rp_ids=rp_ids))
     classes_of, shared_classes = _read_inventories(
         snap, usage, least_of, found.eligible, among=rp_ids)
     if not snap.inventory:

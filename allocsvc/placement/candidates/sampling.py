@@ -8,10 +8,11 @@ of its class -- needs no more than the usage of the providers it
 returns. ``sample`` draws providers of the requested classes from the
 process' copy of the trees (``topology``) in random order, keeps those
 whose inventories, traits and aggregates fit, reads the usage of only
-those (a query of a few dozen rows, where the general search reads the
-usage of every provider of the classes), and stops at the limit. The
-answer is drawn from the same candidates, with the same chances, as
-the general search's shuffled one.
+those, and what active reservations hold on them (queries of a few
+dozen rows, where the general search reads the usage of every provider
+of the classes), and stops at the limit. The answer is drawn from the
+same candidates, with the same chances, as the general search's
+shuffled one.
 
 It declines (returns None) when any provider it would look at is part
 of a larger tree, or a sharing provider has inventory of a requested
@@ -115,7 +116,6 @@ def sample(context, names, group, wide, limit, among=None):
     empty = frozenset()
     connection = context.session.connection()
     rc_ids = [rc_id for rc_id, _amount in wanted]
-    held = reservations.held_back(context, rc_ids)
     found = []
     first = max(limit * FIRST_TIMES_LIMIT, FIRST_AT_LEAST)
     for drawn in _draws(pool, first):
@@ -140,7 +140,8 @@ def sample(context, names, group, wide, limit, among=None):
         if not fitting:
             continue
         used = reservations.hold_back(
-            statements.usage(connection, fitting, rc_ids)[1], held)
+            statements.usage(connection, fitting, rc_ids)[1],
+            reservations.held_back(context, rc_ids, rp_ids=fitting))
         for rp_id in fitting:
             if all(_fits(topo.inventories[rc_id][rp_id], amount,
                          used.get((rp_id, rc_id), 0))
