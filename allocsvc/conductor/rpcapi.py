@@ -94,9 +94,6 @@ _VERBS_1_1 = ('manage', 'provide', 'active', 'rebuild', 'inspect',
 
 # Seconds the API reuses the list of live conductors it read.
 ALIVE_CACHE_S = 1.0
-# The least a call waits for its first conductor's answer, even when
-# the wait for a thread took (nearly) all of conductor_call_timeout.
-_LEAST_WAIT = 0.1
 
 
 def conductor_for(alive, node):
@@ -385,11 +382,9 @@ class ConductorAPI:
                 left = end - time.monotonic()
                 if silent and left <= 0:
                     break
-                # What the wait for a thread (``Waiting.enter``) took
-                # counts too: the call's whole time stays within
-                # conductor_call_timeout.
                 wait = min(options.conductor_answer_timeout,
-                           max(left, _LEAST_WAIT))
+                           left if silent else
+                           options.conductor_call_timeout)
                 try:
                     result = self._call_once(context, hostname, version,
                                              method, wait, kwargs)
