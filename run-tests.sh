@@ -2,7 +2,8 @@
 # Set up .venv (if needed) and run the whole test suite with pytest, one
 # worker per core and one more (pytest-xdist; TEST_WORKERS sets another
 # count, 0 runs in this process; a module whose tests share one service
-# keeps to one worker). Extra arguments go to pytest.
+# keeps to one worker), then the fault-injection scenarios alone. Extra
+# arguments go to pytest (given paths, only those tests run).
 set -euo pipefail
 cd "$(dirname "$0")"
 VENV=${VENV:-.venv}
@@ -15,4 +16,24 @@ fi
 # The extra worker runs while others wait on the services and processes
 # their tests start.
 workers=${TEST_WORKERS:-$("$VENV/bin/python" -c 'import os; print((os.cpu_count() or 1) + 1)')}
-exec "$VENV/bin/python" -m pytest -n "$workers" --dist loadgroup "$@"
+# Given paths: those tests, as asked.
+for arg in "$@"; do
+    if [ -e "$arg" ]; then
+        exec "$VENV/bin/python" -m pytest -n "$workers" --dist loadgroup "$@"
+    fi
+done
+# The fault-injection scenarios bound every request's latency at the
+# client: they run alone, after the rest, so that the bound measures the
+# service and not the other tests' load on the machine (under the whole
+# suite, requests queued seconds for the CPU).
+faults=tests/integration/test_fault_injection.py
+status=0
+"$VENV/bin/python" -m pytest -n "$workers" --dist loadgroup \
+    --ignore="$faults" "$@" || status=$?
+alone=0
+"$VENV/bin/python" -m pytest "$@" "$faults" || alone=$?
+# 5: nothing selected (e.g. -m "not slow").
+if [ "$alone" -ne 0 ] && [ "$alone" -ne 5 ] && [ "$status" -eq 0 ]; then
+    status=$alone
+fi
+exit "$status"
