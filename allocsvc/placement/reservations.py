@@ -318,6 +318,7 @@ def strip_classes(context, requests, at=None):
     if not found:
         return
     for req in requests:
+        asked = bool(req.resources)
         for rp_uuid in list(req.resources):
             res = req.resources[rp_uuid]
             for name in [n for n in res if n in found]:
@@ -338,6 +339,13 @@ def strip_classes(context, requests, at=None):
                 del res[name]
             if not res:
                 del req.resources[rp_uuid]
+        if asked and not req.resources:
+            # Empty allocations remove the consumer's: not what a claim
+            # naming a reservation meant.
+            raise exception.BadRequest(
+                'Unable to allocate inventory: the allocations of consumer '
+                '%s name reservation classes alone, which hold nothing.'
+                % req.uuid)
 
 
 _exempt = threading.local()

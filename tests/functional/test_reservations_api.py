@@ -271,6 +271,13 @@ def test_nova_lands_on_its_reservation_by_its_class(app):
     assert resp.status_int == 204, resp.text
     stored = ok(call(app, 'GET', '/allocations/%s' % consumer, V))
     assert stored['allocations'][held]['resources'] == {'VCPU': 2}
+    # The class alone holds nothing: refused, the allocations kept.
+    resp = call(app, 'PUT', '/allocations/%s' % consumer, V, dict(
+        body, consumer_generation=1,
+        allocations={held: {'resources': {name: 1}}}))
+    assert resp.status_int == 400, resp.text
+    stored = ok(call(app, 'GET', '/allocations/%s' % consumer, V))
+    assert stored['allocations'][held]['resources'] == {'VCPU': 2}
     # Outside the window the class finds nothing, and claims through it
     # are refused.
     timeutils.set_time_override(T0 + datetime.timedelta(hours=1))
