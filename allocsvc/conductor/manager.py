@@ -116,6 +116,7 @@ class ConductorManager(node_actions.NodeActions):
             max_workers=options.workers_pool_size)
         self._lock = threading.Lock()
         self._in_flight = {}        # allocation id -> future
+        self._again = set()         # keys to run once more when done
         self._stopped = False
 
     # -- RPC methods ---------------------------------------------------------
@@ -375,32 +376,56 @@ class ConductorManager(node_actions.NodeActions):
         False if there is no room (it then waits for ``resume``).
         ``allocation``: the allocation as written, if the caller has it
         (an ``objects.Allocation``)."""
-        with self._lock:
-            if allocation_id in self._in_flight:
-                return True
-            if self._stopped or len(self._in_flight) >= self._capacity:
-                LOG.info('No free conductor worker for allocation %s; the '
-                         'periodic check will start it', allocation_id)
-                return False
-            self._in_flight[allocation_id] = self._pool.submit(
-                self._run, allocation_id, _worker_context(context),
-                allocation)
-        return True
+        return self._queue(allocation_id, 'allocation %s' % allocation_id,
+                           self._run, _worker_context(context), allocation)
 
     def spawn_group(self, group_id, context=None):
         """Queue allocation group ``group_id`` as ``spawn`` queues an
         allocation (its key in the pool: ``('group', group_id)``)."""
-        key = ('group', group_id)
+        return self._queue(('group', group_id),
+                           'allocation group %s' % group_id,
+                           self._run_group, _worker_context(context))
+
+    def _queue(self, key, what, work, context, given=None):
+        """Submit ``work(key's id, context[, given])`` under ``key``.
+
+        A key already running is run once more after: what it read may
+        predate the row this call is about. Ids repeat -- SQLite gives
+        the next row the id of the last one deleted -- so an allocation
+        deleted while its job was finishing can have a successor of the
+        same id, whose cast would otherwise be dropped and left
+        ``allocating`` until the periodic ``resume``. The run after reads
+        everything again (``given`` is not passed on) and stops at once
+        if there is nothing to do."""
         with self._lock:
-            if key in self._in_flight:
+            running = self._in_flight.get(key)
+            if running is not None:
+                if running.running():
+                    self._again.add(key)
                 return True
             if self._stopped or len(self._in_flight) >= self._capacity:
-                LOG.info('No free conductor worker for allocation group '
-                         '%s; the periodic check will start it', group_id)
+                LOG.info('No free conductor worker for %s; the periodic '
+                         'check will start it', what)
                 return False
             self._in_flight[key] = self._pool.submit(
-                self._run_group, group_id, _worker_context(context))
+                self._job, key, work, context, given)
         return True
+
+    def _job(self, key, work, context, given):
+        job_id = key[1] if isinstance(key, tuple) else key
+        try:
+            if given is None:
+                work(job_id, context)
+            else:
+                work(job_id, context, given)
+        finally:
+            with self._lock:
+                if key in self._again and not self._stopped:
+                    self._in_flight[key] = self._pool.submit(
+                        self._job, key, work, context, None)
+                else:
+                    self._in_flight.pop(key, None)
+                self._again.discard(key)
 
     def _run_group(self, group_id, context):
         try:
@@ -410,9 +435,6 @@ class ConductorManager(node_actions.NodeActions):
         except Exception:
             LOG.exception('Allocation group %s could not be processed',
                           group_id)
-        finally:
-            with self._lock:
-                self._in_flight.pop(('group', group_id), None)
 
     def has_room(self):
         with self._lock:
@@ -439,9 +461,6 @@ class ConductorManager(node_actions.NodeActions):
             # while even that failed. The periodic check retries.
             LOG.exception('Allocation %s could not be processed',
                           allocation_id)
-        finally:
-            with self._lock:
-                self._in_flight.pop(allocation_id, None)
 
     # -- ownership -----------------------------------------------------------
 

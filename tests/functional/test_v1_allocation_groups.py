@@ -12,6 +12,8 @@ Scenarios:
   with Ironic's document (no group field), one can be shown and deleted
   (the group then has one node fewer);
 * DELETE of the group frees every node; GET by UUID and by name; list;
+  a group created while the job of a deleted one of the same id (SQLite
+  repeats ids) is ending is still run;
 * errors: 400 (schema, names, member names, unknown candidate nodes),
   404 below 1.52 and for an unknown group, 405 for another method, 406
   for ``owner`` below 1.60, 409 for a taken name;
@@ -20,9 +22,12 @@ Scenarios:
 * ``GET /v1`` is unchanged (the root lists the extension).
 """
 
+import threading
+
 import pytest
 
 from allocsvc.common import states
+from allocsvc.conductor import allocation_groups
 from allocsvc.db.baremetal import allocation_groups as db_groups
 from allocsvc.db.baremetal import nodes as db_nodes
 from tests import conftest
@@ -124,6 +129,41 @@ def test_spread_strict_over_conductor_groups(env):
     assert doc['state'] == 'error'
     assert 'the spread rule (at most 1 node per conductor_group) could ' \
         'not be met' in doc['last_error']
+
+
+def test_a_group_cast_while_a_job_of_its_id_ends_is_run(
+        database, env, monkeypatch):
+    """SQLite gives a new row the id of the last one deleted: a group
+    created while the job of a deleted group of the same id is still
+    ending must not be taken for that job and left ``allocating``."""
+    env.node('n0')
+    real = allocation_groups.allocate_group
+    ending, release = threading.Event(), threading.Event()
+
+    def slow_to_end(*args, **kwargs):
+        try:
+            return real(*args, **kwargs)
+        finally:
+            if not ending.is_set():
+                ending.set()
+                release.wait(30)
+
+    monkeypatch.setattr(allocation_groups, 'allocate_group', slow_to_end)
+    try:
+        first = _post(env, {'resource_class': 'baremetal', 'count': 1})
+        first = _final(env, first.json['uuid'])
+        assert first['state'] == 'active' and ending.wait(30)
+        first_id = db_groups.get(env.ctx, first['uuid']).id
+        resp = env.call('DELETE', '%s/%s' % (PATH, first['uuid']))
+        assert resp.status_int == 204, resp.text
+        second = _post(env, {'resource_class': 'baremetal',
+                             'count': 1}).json['uuid']
+        reused = db_groups.get(env.ctx, second).id == first_id
+    finally:
+        release.set()
+    # The case itself on SQLite; MariaDB and PostgreSQL never repeat one.
+    assert reused == (database.backend == 'sqlite')
+    assert _final(env, second)['state'] == 'active'
 
 
 def test_a_member_can_be_deleted_alone(env):

@@ -1,4 +1,5 @@
-"""A conductor's stop waits for its running allocations, within a bound."""
+"""A conductor's pool: a cast for a running allocation runs it once
+more; stop waits for its running allocations, within a bound."""
 
 import threading
 from unittest import mock
@@ -47,3 +48,81 @@ def test_the_pool_wait_leaves_time_to_unregister():
     assert svc._pool_timeout() is None
     conf.set_override('graceful_shutdown_timeout', 1)
     assert svc._pool_timeout() == 1.0
+
+
+def _held_run(mgr, calls):
+    """Patch ``mgr._run``: each call is recorded, the first waits for the
+    returned event."""
+    entered, release = threading.Event(), threading.Event()
+
+    def run(*args):
+        calls.append(args)
+        if len(calls) == 1:
+            entered.set()
+            release.wait(30)
+
+    return mock.patch.object(mgr, '_run', side_effect=run), entered, release
+
+
+def _wait_idle(mgr):
+    for _ in range(3000):
+        if not mgr.in_flight():
+            return
+        threading.Event().wait(0.01)
+    raise AssertionError('still running: %s' % mgr.in_flight())
+
+
+def test_a_cast_for_a_running_allocation_runs_it_once_more_after():
+    # SQLite gives a new row the id of the last one deleted: the cast
+    # may be about a new allocation the running job never read.
+    _conf, mgr = _manager()
+    calls = []
+    patch, entered, release = _held_run(mgr, calls)
+    with patch:
+        assert mgr.spawn(7, allocation='as written')
+        assert entered.wait(30)
+        assert mgr.spawn(7, allocation='the new one')
+        assert mgr.spawn(7)
+        release.set()
+        _wait_idle(mgr)
+    # Once more, whatever the number of casts, reading it again.
+    assert len(calls) == 2
+    assert calls[0][0] == 7 and calls[0][2] == 'as written'
+    assert calls[1][0] == 7 and len(calls[1]) == 2
+    mgr.stop()
+
+
+def test_a_cast_for_a_queued_allocation_runs_it_once():
+    conf = config.prepare([], default_config_files=[])
+    conf.set_override('workers_pool_size', 1, group='conductor')
+    mgr = manager.ConductorManager(conf, 'queued', 1)
+    calls = []
+    patch, entered, release = _held_run(mgr, calls)
+    with patch:
+        assert mgr.spawn(1)
+        assert entered.wait(30)
+        assert mgr.spawn(2)
+        # Not started yet: it reads the allocation when it starts.
+        assert mgr.spawn(2)
+        release.set()
+        _wait_idle(mgr)
+    assert sorted(call[0] for call in calls) == [1, 2]
+    mgr.stop()
+
+
+def test_a_stopping_conductor_does_not_run_again():
+    _conf, mgr = _manager()
+    calls = []
+    patch, entered, release = _held_run(mgr, calls)
+    with patch:
+        assert mgr.spawn(7)
+        assert entered.wait(30)
+        assert mgr.spawn(7)
+        stopping = threading.Thread(target=mgr.stop)
+        stopping.start()
+        while not mgr._stopped:
+            threading.Event().wait(0.01)
+        release.set()
+        stopping.join(30)
+    assert len(calls) == 1
+    assert not mgr.in_flight()
