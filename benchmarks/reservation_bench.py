@@ -170,6 +170,14 @@ def make_reservations(client, drawn):
                           for rp, res in amounts.items()}}, expect=(201,))
 
 
+def _new_stamp(conn):
+    """What every reservation write of the engine does in its
+    transaction (``reservations._changed``): the processes' copies of
+    the active holds are then out of date."""
+    conn.execute(models.placement_reservation_stamp.update().values(
+        stamp=str(uuid.uuid4())))
+
+
 class Rows:
     """Takes the reservation rows out of their tables and puts them back
     unchanged (``none`` and ``held`` phases)."""
@@ -191,6 +199,7 @@ class Rows:
         with self.engine.begin() as conn:
             conn.execute(models.placement_reservation_amounts.delete())
             conn.execute(models.placement_reservations.delete())
+            _new_stamp(conn)
 
     def put_back(self):
         if self.held:
@@ -200,6 +209,7 @@ class Rows:
             conn.execute(models.placement_reservations.insert(), self.res)
             conn.execute(models.placement_reservation_amounts.insert(),
                          self.amt)
+            _new_stamp(conn)
 
 
 def claim_list(rng, drawn, providers, count, now):

@@ -129,6 +129,11 @@ class Database:
                     conn.execute(table.update().values(
                         epoch=uuidutils.generate_uuid(), version=0,
                         floor=0))
+                elif table is models.placement_reservation_stamp:
+                    # As the topology's epoch: this process's copy of
+                    # the active holds is of another database now.
+                    conn.execute(table.update().values(
+                        stamp=uuidutils.generate_uuid()))
                 elif table.name in ('resource_classes', 'traits'):
                     conn.execute(table.delete().where(
                         table.c.name.like('CUSTOM\\_%', escape='\\')))

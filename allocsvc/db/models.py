@@ -19,6 +19,8 @@ Placement tables
     placement_reservations   capacity held for a project over a window
     placement_reservation_amounts   what a reservation holds, per
                              (provider, class)
+    placement_reservation_stamp   one row: changed by every reservation
+                             write
 
 Bare-metal tables (the Ironic-compatible half; see the section at the end)
     conductors               conductor services, their liveness
@@ -230,6 +232,8 @@ placement_reservations = sa.Table(
     sa.UniqueConstraint('uuid', name='uniq_placement_reservations0uuid'),
     sa.Index('placement_reservations_window_idx', 'end_at', 'start_at'),
     sa.Index('placement_reservations_project_idx', 'project_id'),
+    # Migration 0013: the next window to open.
+    sa.Index('placement_reservations_start_idx', 'start_at'),
 )
 
 placement_reservation_amounts = sa.Table(
@@ -246,6 +250,15 @@ placement_reservation_amounts = sa.Table(
     sa.Column('amount', sa.Integer, nullable=False),
     sa.Index('placement_reservation_amounts_pair_idx',
              'resource_provider_id', 'resource_class_id'),
+)
+
+# Migration 0013: one row (id 1) whose stamp every reservation write
+# changes; the copies of the active holds kept per process are checked
+# against it.
+placement_reservation_stamp = sa.Table(
+    'placement_reservation_stamp', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column('stamp', sa.String(36), nullable=False),
 )
 
 # ---------------------------------------------------------------------------

@@ -227,9 +227,11 @@ def choose(context, groups, wide, consumers, spread=None, order=None,
     """A Claimed for ``consumers`` [Consumer] from the candidates of the
     query ``groups``, ``wide`` (``request.parse``), or Unsatisfied
     (409) saying why; BadRequest as the query's."""
+    # The summaries' usage counts what reservations hold back: the
+    # consumers are fitted against it (``_fits``).
     result = candidates_mod.find(context, groups, wide, limit=limit,
                                  nested_aware=nested_aware,
-                                 all_classes=True)
+                                 all_classes=True, counted=True)
     found = result.allocation_requests
     summaries = result.provider_summaries
     if not found:

@@ -53,6 +53,7 @@ import contextlib
 import re
 import threading
 
+from oslo_db import exception as db_exc
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
 import sqlalchemy as sa
@@ -65,6 +66,7 @@ from allocsvc.placement import inventories
 from allocsvc.placement import resource_classes
 
 _RES = models.placement_reservations
+_STAMP = models.placement_reservation_stamp
 _AMT = models.placement_reservation_amounts
 _ALLOC = models.allocations
 _CONSUMER = models.consumers
@@ -365,7 +367,8 @@ def exempting(projects):
         _exempt.projects = before
 
 
-def held_back(context, rc_ids, at=None, exempt=None, rp_ids=None):
+def held_back(context, rc_ids, at=None, exempt=None, rp_ids=None,
+              exact=True):
     """{(provider id, class id): amount} that the reservations active at
     ``at`` (now) still hold, beyond their projects' own usage, on the
     classes ``rc_ids`` of the providers ``rp_ids`` (None: of any
@@ -374,8 +377,10 @@ def held_back(context, rc_ids, at=None, exempt=None, rp_ids=None):
     count as used (caller's transaction). Empty when no reservation is
     active. A search that reads the usage of a few providers passes
     them: what is held on the others is not read, nor their usage.
-    Inside ``for_window``, what a reservation of the window must fit
-    beside (``hold_back``)."""
+    With ``exact=False``, an ``Unsettled``: the most they may hold back,
+    read without their projects' usage, which the caller settles where
+    it matters. Inside ``for_window``, what a reservation of the window
+    must fit beside (``hold_back``), always exact."""
     rc_ids = sorted(rc_ids)
     if not rc_ids or (rp_ids is not None and not rp_ids):
         return {}
@@ -394,55 +399,218 @@ def held_back(context, rc_ids, at=None, exempt=None, rp_ids=None):
     if exempt is None:
         exempt = getattr(_exempt, 'projects', frozenset())
     at = now() if at is None else at
-    query = (
+    active = _active(context, at)
+    if not active.by_provider:
+        return {}
+    skip = active.projects_of(exempt)
+    held = {}
+    for rp_id in (active.by_provider if rp_ids is None else rp_ids):
+        classes = active.by_provider.get(rp_id)
+        if classes is None:
+            continue
+        for rc_id in rc_ids:
+            by = classes.get(rc_id)
+            if by is None:
+                continue
+            if skip:
+                by = {p: amount for p, amount in by.items()
+                      if p not in skip}
+                if not by:
+                    continue
+            held[(rp_id, rc_id)] = by
+    if not held:
+        return {}
+    if not exact:
+        return Unsettled(held)
+    return _settle(context, held)
+
+
+def _settle(context, held):
+    """{pair: amount held back} of ``held`` {pair: {project id: amount
+    held}}: each project's amount beyond its own usage there."""
+    used_by = _usage_of_holders(context, held)
+    found = {}
+    for pair, by in held.items():
+        own = used_by.get(pair)
+        if own is None:
+            extra = sum(by.values())
+        else:
+            extra = sum(max(0, amount - own.get(project, 0))
+                        for project, amount in by.items())
+        if extra:
+            found[pair] = extra
+    return found
+
+
+class Unsettled(dict):
+    """``held_back`` without the usage of the holding projects: {pair:
+    the whole amount the reservations hold there}, the most they may
+    hold back, as if their projects used none of it. ``settle(context,
+    pairs)`` makes the amounts of ``pairs`` exact, in place, reading
+    that usage on those pairs alone.
+
+    Reading every holding project's usage on every held pair costs a
+    join of every allocation of the classes with its consumer; a search
+    that needs exact amounts only where the bound could change its
+    answer (one that does not order providers by their room) settles
+    those."""
+
+    def __init__(self, held):
+        super().__init__((pair, sum(by.values()))
+                         for pair, by in held.items())
+        self._held = held
+
+    def settle(self, context, pairs):
+        held = {pair: self._held.pop(pair) for pair in pairs
+                if pair in self._held}
+        if not held:
+            return
+        exact = _settle(context, held)
+        for pair in held:
+            self[pair] = exact.get(pair, 0)
+
+
+# -- the active holds, a copy per process ------------------------------------
+#
+# What the reservations active at an instant hold changes only when a
+# reservation is written or when a window opens or closes. Every write
+# gives the one row of placement_reservation_stamp a new random value in
+# its transaction (``_changed``). A candidates request reads that row
+# (by its key, in its own transaction) and uses the copy an earlier
+# request of the process made while the stamp is the same and the clock
+# has not reached the next window edge the copy found; otherwise it
+# reads the holds again, with the stamp, and keeps them for the next.
+# Read with the holds in one transaction, a stamp always names what
+# that transaction sees: MySQL's and PostgreSQL's snapshots, SQLite's
+# single writer. No stamp (a database emptied by hand): no copy.
+
+class _Active:
+    """The holds of the reservations active from ``since`` until
+    ``until`` (the next window edge; None: none to come):
+    ``by_provider`` {provider id: {class id: {project id: amount}}},
+    ``external`` {project id: external id}; read at stamp ``stamp``."""
+
+    __slots__ = ('stamp', 'since', 'until', 'by_provider', 'external')
+
+    def __init__(self, stamp, since, until, by_provider, external):
+        self.stamp = stamp
+        self.since = since
+        self.until = until
+        self.by_provider = by_provider
+        self.external = external
+
+    def serves(self, stamp, at):
+        return (stamp is not None and stamp == self.stamp and
+                self.since <= at and (self.until is None or
+                                      at < self.until))
+
+    def projects_of(self, externals):
+        """The ids of the holding projects among ``externals``."""
+        if not externals:
+            return frozenset()
+        return frozenset(p for p, ext in self.external.items()
+                         if ext in externals)
+
+
+_copy = None
+
+
+def _active(context, at):
+    global _copy
+    stamp = context.session.execute(
+        sa.select(_STAMP.c.stamp).where(_STAMP.c.id == 1)).scalar()
+    copy = _copy
+    if copy is not None and copy.serves(stamp, at):
+        return copy
+    copy = _read_active(context, at, stamp)
+    if stamp is not None:
+        _copy = copy
+    return copy
+
+
+def _read_active(context, at, stamp):
+    session = context.session
+    # The active reservations by the window index, then their amounts
+    # by the primary key (written as one join, SQLite scanned every
+    # amount, past and future, and looked its window up).
+    rows = session.execute(
         sa.select(_AMT.c.resource_provider_id, _AMT.c.resource_class_id,
                   _RES.c.project_id, _PROJECT.c.external_id,
                   sa.func.sum(_AMT.c.amount))
         .select_from(_AMT.join(_RES, _RES.c.id == _AMT.c.reservation_id)
                      .join(_PROJECT, _PROJECT.c.id == _RES.c.project_id))
-        .where(_AMT.c.resource_class_id.in_(rc_ids))
-        .group_by(_AMT.c.resource_provider_id, _AMT.c.resource_class_id,
-                  _RES.c.project_id, _PROJECT.c.external_id))
-    if rp_ids is not None:
-        # A few providers: their amounts by the pair index.
-        query = query.where(_AMT.c.resource_provider_id.in_(sorted(rp_ids)),
-                            _RES.c.start_at <= at, _RES.c.end_at > at)
-    else:
-        # Every provider: the active reservations first, by the window
-        # index, then their amounts by the primary key. Written as a
-        # join, SQLite scanned every amount of every reservation, past
-        # and future, and looked each one's window up (27 ms against 9
-        # with 10,000 reservations, 1,448 active):
-        #
-        # SELECT a.resource_provider_id, a.resource_class_id,
-        #        r.project_id, SUM(a.amount)
-        # FROM placement_reservation_amounts a
-        # JOIN placement_reservations r ON r.id = a.reservation_id
-        # WHERE a.resource_class_id IN (...) AND a.reservation_id IN (
-        #     SELECT id FROM placement_reservations
-        #     WHERE start_at <= :at AND end_at > :at)
-        # GROUP BY a.resource_provider_id, a.resource_class_id,
-        #          r.project_id
-        query = query.where(_AMT.c.reservation_id.in_(
+        .where(_AMT.c.reservation_id.in_(
             sa.select(_RES.c.id).where(_RES.c.start_at <= at,
                                        _RES.c.end_at > at)))
-    rows = context.session.execute(query).all()
-    held = {}
-    for rp_id, rc_id, project, external, amount in rows:
-        if external not in exempt:
-            held.setdefault((rp_id, rc_id), {})[project] = int(amount)
-    if not held:
-        return {}
-    used_by = usage_by_project(
-        context, set(held), {p for by in held.values() for p in by})
+        .group_by(_AMT.c.resource_provider_id, _AMT.c.resource_class_id,
+                  _RES.c.project_id, _PROJECT.c.external_id))
+    by_provider, external = {}, {}
+    for rp_id, rc_id, project, ext, amount in rows:
+        external[project] = ext
+        by_provider.setdefault(rp_id, {}).setdefault(rc_id, {})[project] = \
+            int(amount)
+    # The next instant the active set changes: a start or an end to come.
+    edges = [session.execute(sa.select(sa.func.min(column))
+                             .where(column > at)).scalar()
+             for column in (_RES.c.start_at, _RES.c.end_at)]
+    edges = [edge for edge in edges if edge is not None]
+    return _Active(stamp, at, min(edges) if edges else None, by_provider,
+                   external)
+
+
+def _changed(context):
+    """Give the reservations a new stamp, in the caller's writer
+    transaction: every process's copy of the active holds is out of
+    date once it commits."""
+    session = context.session
+    stamp = uuidutils.generate_uuid()
+    if session.execute(_STAMP.update().where(_STAMP.c.id == 1).values(
+            stamp=stamp)).rowcount == 1:
+        return
+    # The migrations make the row; only a database emptied by hand
+    # lacks it. Two writers making it at once: the loser runs again.
+    try:
+        session.execute(_STAMP.insert().values(id=1, stamp=stamp))
+    except db_exc.DBDuplicateEntry as exc:
+        raise db_exc.RetryRequest(exc)
+
+
+# Above this many providers, their usage is read for the holding
+# projects on every provider rather than named one by one.
+_NAMED_PROVIDERS = 500
+
+
+def _usage_of_holders(context, held):
+    """{pair: {project id: used}} of the holding projects of ``held``
+    {pair: {project id: amount}} on those pairs, for the pairs where
+    one of them has consumers (caller's transaction). The ids are the
+    database's integers, written into the statement (as
+    ``candidates.statements.usage``): binding a thousand of them cost
+    more than the query."""
+    rp_ids = sorted({rp for rp, _ in held})
+    rc_ids = sorted({rc for _, rc in held})
+    projects = sorted({p for by in held.values() for p in by})
+    where = ['a.resource_class_id IN (%s)' % _ints(rc_ids),
+             'c.project_id IN (%s)' % _ints(projects)]
+    if len(rp_ids) <= _NAMED_PROVIDERS:
+        where.append('a.resource_provider_id IN (%s)' % _ints(rp_ids))
+    rows = context.session.connection().exec_driver_sql(
+        'SELECT a.resource_provider_id, a.resource_class_id, c.project_id, '
+        'SUM(a.used) FROM allocations a '
+        'JOIN consumers c ON c.uuid = a.consumer_id WHERE %s '
+        'GROUP BY a.resource_provider_id, a.resource_class_id, '
+        'c.project_id' % ' AND '.join(where))
     found = {}
-    for pair, by in held.items():
-        own = used_by.get(pair, {})
-        extra = sum(max(0, amount - own.get(project, 0))
-                    for project, amount in by.items())
-        if extra:
-            found[pair] = extra
+    for rp_id, rc_id, project, used in rows:
+        pair = (rp_id, rc_id)
+        by = held.get(pair)
+        if by is not None and project in by:
+            found.setdefault(pair, {})[project] = int(used)
     return found
+
+
+def _ints(ids):
+    return ','.join(str(int(i)) for i in ids)
 
 
 class _InWindow(dict):
@@ -455,6 +623,10 @@ class _InWindow(dict):
         super().__init__(now_held)
         self.peak = peak
         self.future = future
+
+    def __bool__(self):
+        # Holding nothing now, it still has the window's peaks to add.
+        return True
 
 
 _window = threading.local()
@@ -838,6 +1010,7 @@ def _create(context, uuid, project, start, end, wanted, names, rp_ids, at):
         {'reservation_id': res_id, 'resource_provider_id': rp_id,
          'resource_class_id': rc_id, 'amount': amount}
         for (rp_id, rc_id), amount in sorted(wanted.items())])
+    _changed(context)
 
 
 def update(context, uuid, start=None, end=None):
@@ -888,6 +1061,7 @@ def _update(context, uuid, start, end, rp_ids, at):
               but=row.id, at=at)
     session.execute(_RES.update().where(_RES.c.id == row.id).values(
         start_at=start, end_at=end, updated_at=timeutils.utcnow()))
+    _changed(context)
 
 
 def _names(context, pairs):
@@ -910,6 +1084,7 @@ def delete(context, uuid):
         raise exception.NotFound('No reservation with uuid %s found' % uuid)
     session.execute(_AMT.delete().where(_AMT.c.reservation_id == row.id))
     session.execute(_RES.delete().where(_RES.c.id == row.id))
+    _changed(context)
 
 
 def forget_provider(context, rp_id):
@@ -930,3 +1105,4 @@ def forget_provider(context, rp_id):
     empty = sorted(set(touched) - left)
     if empty:
         session.execute(_RES.delete().where(_RES.c.id.in_(empty)))
+    _changed(context)

@@ -12,11 +12,14 @@ it first; with the clock moved before and after the window, it holds
 nothing (no process restarted); a window is shortened at will and
 extended only where the capacity allows (and not at all if the
 reservation was made again under its uuid meanwhile); deleting a
-reservation, or a provider it holds amounts on, frees them. Then a
+reservation, or a provider it holds amounts on, frees them; the
+candidates follow every reservation write and the clock, though each
+process keeps a copy of the active holds between them. Then a
 property test against a brute-force model: random reservations and
 claims of random projects at random instants on a small fleet; every
-yes/no of the engine is the model's, and at no instant do reservations
-hold more than a capacity.
+yes/no of the engine is the model's, the candidates (ordered by room,
+all of them, or randomized) are the providers the model leaves room on,
+and at no instant do reservations hold more than a capacity.
 """
 
 import datetime
@@ -28,7 +31,9 @@ import pytest
 
 from allocsvc.common import context as context_mod
 from allocsvc.common import exception
+from allocsvc.placement import candidates
 from allocsvc.placement import reservations
+from allocsvc.placement.candidates import request as request_mod
 from tests.client import create_provider
 from tests.client import ok
 from tests.client import placement_request as call
@@ -371,5 +376,85 @@ def test_engine_agrees_with_the_model(app, ctx, clock, seed):
         for pair, capacity in model.capacity.items():
             for _p, start, _e, _a in model.reservations:
                 assert sum(model.held(pair, start).values()) <= capacity
+        # The candidates, however searched, are the providers whose load
+        # leaves room.
+        amount = rng.randint(1, 4)
+        expected = {rp for rp in providers
+                    if model.load((rp, 'VCPU'), now) + amount <= 4}
+        assert _candidates(app, ctx, amount) == expected, (now, amount)
     # The walk took both answers of both questions.
     assert all(agreed['reserve']) and all(agreed['claim']), agreed
+
+
+def _candidates(app, ctx, amount):
+    """The providers of the candidates for VCPU:``amount``, the same
+    through the API with a limit (ordered by room: what reservations
+    hold back read exactly), without one, and randomized (the engine;
+    both settling it only where it matters)."""
+    found = []
+    for limit in ('&limit=10', ''):
+        resp = call(app, 'GET', '/allocation_candidates?resources=VCPU:%d%s'
+                    % (amount, limit), '1.39')
+        assert resp.status_int == 200, resp.text
+        found.append({next(iter(r['allocations']))
+                      for r in resp.json['allocation_requests']})
+    ordered = found[0]
+    assert found[1] == ordered
+    groups, wide = request_mod.parse([('resources', 'VCPU:%d' % amount)],
+                                     (1, 39))
+    shuffled = candidates.find(ctx, groups, wide, randomize=True)
+    assert {next(iter(r.allocations))
+            for r in shuffled.allocation_requests} == ordered
+    return ordered
+
+
+def test_candidates_follow_every_write_and_the_clock(app, ctx, clock,
+                                                     monkeypatch):
+    # Candidates requests keep a copy of the active holds per process
+    # (``reservations._active``): read again after every reservation
+    # write (its stamp) and at each window edge, never in between.
+    reads = []
+    real = reservations._read_active
+
+    def counted(*args):
+        reads.append(args[1])
+        return real(*args)
+
+    monkeypatch.setattr(reservations, '_read_active', counted)
+    rp = create_provider(app, 'cn', inventory={'VCPU': {'total': 8}})
+
+    def found(amount=3):
+        resp = call(app, 'GET', '/allocation_candidates?resources=VCPU:%d'
+                    % amount, '1.39')
+        assert resp.status_int == 200, resp.text
+        return len(resp.json['allocation_requests'])
+
+    assert found() == 1
+    made = reservations.create(ctx, 'holder', T0 + HOUR, T0 + 3 * HOUR,
+                               {rp: {'VCPU': 6}})
+    assert found() == 1 and found(8) == 1
+    clock.at(T0 + HOUR)
+    assert found() == 0 and found(2) == 1
+    count = len(reads)
+    assert found(2) == 1 and found(3) == 0
+    assert len(reads) == count             # the copy served both
+    # The holder's own usage is read with each request, not kept.
+    _resp, mine = claim(app, rp, 4, 'holder')
+    assert found(2) == 1 and found(3) == 0
+    free(app, mine)
+    # A write: shortened, it ends at T0 + 2h.
+    reservations.update(ctx, made.uuid, end=T0 + 2 * HOUR)
+    assert found(3) == 0 and len(reads) == count + 1
+    clock.at(T0 + 2 * HOUR - datetime.timedelta(microseconds=1))
+    assert found(3) == 0 and len(reads) == count + 1
+    clock.at(T0 + 2 * HOUR)                 # the window edge
+    assert found(8) == 1 and len(reads) == count + 2
+    clock.at(T0 + HOUR)                     # back in time
+    assert found(3) == 0 and len(reads) == count + 3
+    reservations.delete(ctx, made.uuid)
+    assert found(8) == 1
+    reservations.create(ctx, 'holder', T0, T0 + 2 * HOUR, {rp: {'VCPU': 7}})
+    assert found(2) == 0 and found(1) == 1
+    resp = call(app, 'DELETE', '/resource_providers/%s' % rp, '1.39')
+    assert resp.status_int == 204, resp.text
+    assert reservations.list_(ctx) == []

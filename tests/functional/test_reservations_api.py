@@ -10,9 +10,13 @@ import uuid
 
 from oslo_utils import timeutils
 import pytest
+import sqlalchemy as sa
 
 from allocsvc.common import context as context_mod
+from allocsvc.db import api as db_api
+from allocsvc.db import models
 from allocsvc.placement import candidates
+from allocsvc.placement import reservations
 from allocsvc.placement.candidates import request as request_mod
 from tests.client import create_provider
 from tests.client import ok
@@ -235,6 +239,76 @@ def test_few_candidates_of_many_providers_leave_reservations_alone(app):
                             limit=3, randomize=True, summaries=False)
     assert [next(iter(r.allocations))
             for r in found.allocation_requests] == [rps[-1]]
+
+
+def test_candidates_settle_the_holds_where_they_matter(app, monkeypatch):
+    """A search that does not order providers by room (no limit, or
+    randomized) counts what reservations hold back without their
+    projects' usage (the most they can hold back) where that still
+    leaves room for the request, and reads that usage elsewhere: its
+    providers are those of the exact search (with a limit). Summaries
+    show what is allocated, as Placement's do, not what reservations
+    hold."""
+    ctx = context_mod.get_admin_context()
+    rps = {name: create_provider(app, name,
+                                 inventory={'VCPU': {'total': total}})
+           for name, total in (('a', 8), ('b', 8), ('c', 8), ('d', 64))}
+    for rp in rps.values():
+        ok(call(app, 'POST', '/reservations', V,
+                _body(rp, 6, start=0, end=1)), 201)
+    # The holder uses 4 of its 6 on a, 6 of 6 on c: 2 left free of 8 on
+    # a, b and c alike.
+    for name, amount in (('a', 4), ('c', 6)):
+        assert _claim(app, rps[name], amount, 'p1').status_int == 204
+    settled = []
+    real = reservations._usage_of_holders
+
+    def recorded(context, held):
+        settled.extend(held)
+        return real(context, held)
+
+    monkeypatch.setattr(reservations, '_usage_of_holders', recorded)
+    uuids = {rp: name for name, rp in rps.items()}
+    for amount, expected, doubtful in ((2, 'abcd', {'a', 'c'}),
+                                       (3, 'd', {'a', 'b', 'c'})):
+        query = 'resources=VCPU:%d' % amount
+        # With a limit, ordered by room: every holder's usage is read.
+        doc = ok(call(app, 'GET', '/allocation_candidates?limit=9&' + query,
+                      V))
+        exact = sorted(uuids[next(iter(r['allocations']))]
+                       for r in doc['allocation_requests'])
+        assert ''.join(exact) == expected
+        del settled[:]
+        doc = ok(call(app, 'GET', '/allocation_candidates?' + query, V))
+        assert sorted(uuids[next(iter(r['allocations']))]
+                      for r in doc['allocation_requests']) == exact
+        assert _names_of(ctx, settled, uuids) == doubtful
+        del settled[:]
+        groups, wide = request_mod.parse([('resources', 'VCPU:%d' % amount)],
+                                         (1, 39))
+        found = candidates.find(ctx, groups, wide, randomize=True)
+        assert sorted(uuids[next(iter(r.allocations))]
+                      for r in found.allocation_requests) == exact
+        # The holder's usage is read where the bound leaves too little
+        # room: never on d; on b only for 3 (its bound is the exact
+        # amount, its holder using none of it).
+        assert _names_of(ctx, settled, uuids) == doubtful
+        if amount == 2:
+            for shown in (found.provider_summaries,
+                          doc['provider_summaries']):
+                used = {uuids[rp]: summary['resources']['VCPU']['used']
+                        for rp, summary in shown.items()}
+                assert used == {'a': 4, 'b': 0, 'c': 6, 'd': 0}
+
+
+@db_api.reader
+def _names_of(context, pairs, names):
+    """The ``names`` {uuid: name} of the providers of (provider id,
+    class id) ``pairs``."""
+    rp = models.resource_providers
+    return {names[uuid] for uuid in context.session.execute(
+        sa.select(rp.c.uuid).where(
+            rp.c.id.in_(sorted({rp_id for rp_id, _rc in pairs})))).scalars()}
 
 
 def test_nova_lands_on_its_reservation_by_its_class(app):

@@ -50,7 +50,7 @@ def test_schema_behind(scratch_engine):
     migration.upgrade('0006_node_fields', engine=scratch_engine)
     result = status.check_schema(scratch_engine)
     assert result.code == FAILURE
-    assert '0006_node_fields, 6 migration(s) behind' in result.details
+    assert '0006_node_fields, 7 migration(s) behind' in result.details
     assert ('0007_ports_portgroups, 0008_instance_info_longtext, '
             '0009_chassis, 0010_port_dynamic_portgroups') in result.details
     assert 'allocsvc-dbsync --config-file' in result.details

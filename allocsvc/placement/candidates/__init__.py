@@ -131,7 +131,7 @@ def gc_paused():
 @db_api.reader
 def find(context, groups, wide, limit=None, nested_aware=True,
          randomize=False, all_classes=True, among=None, summaries=True,
-         record=None):
+         record=None, counted=False):
     """The candidates of a request parsed by ``request.parse``.
 
     ``limit``: the most candidates to return (None: all; a request
@@ -145,7 +145,11 @@ def find(context, groups, wide, limit=None, nested_aware=True,
     not the API); without ``summaries`` the result has none;
     ``record``: a dict where the search that found the candidates is
     put, as 'search' (``search.Search``, for the explanation; none for
-    an answer drawn from a sample or known empty before any search).
+    an answer drawn from a sample or known empty before any search);
+    ``counted``: the summaries' ``used`` of the requested classes is what
+    the search counted as used (what is allocated and what active
+    reservations hold back) rather than what is allocated, for callers
+    that fit several consumers on one provider (group claims).
     BadRequest for an unknown resource class or trait.
     """
     if limit is not None and limit > sys.maxsize:
@@ -159,7 +163,7 @@ def find(context, groups, wide, limit=None, nested_aware=True,
             context, groups, wide, served, limit=limit,
             nested_aware=nested_aware, randomize=randomize,
             all_classes=all_classes, among=among, summaries=summaries,
-            record=record)
+            record=record, counted=counted)
     in_trees = {g.in_tree for g in groups.values() if g.in_tree}
     min_amounts = {}
     for group in groups.values():
@@ -183,16 +187,26 @@ def find(context, groups, wide, limit=None, nested_aware=True,
             first = prefix.first(
                 context, names, resolved, class_names, wide, limit,
                 {names.classes[n]: a for n, a in min_amounts.items()},
-                _member_aggs(resolved), nested_aware, _collect)
+                _member_aggs(resolved), nested_aware, _collect, counted)
             if first is not None:
                 if record is not None:
                     record['search'] = first[2]
                 return _answer(context, first[1], first[0], summaries,
                                nested_aware, class_names, all_classes)
+    most_of = None
+    if not counted and (randomize or limit is None):
+        # No order by room (that is for the first few candidates in a
+        # fixed order): the bound of what reservations hold back serves
+        # wherever it leaves room for all a candidate may take.
+        most_of = {}
+        for group in groups.values():
+            for name, amount in group.resources.items():
+                most_of[name] = most_of.get(name, 0) + amount
     snap = loader.load(
         context, min_amounts, trait_names, in_trees=in_trees,
         any_sharing=any(not g.resources for g in groups.values()),
-        member_aggs=_member_aggs(groups.values()))
+        member_aggs=_member_aggs(groups.values()), most_of=most_of,
+        counted=counted)
     check_names(groups, wide, snap.names)
     if not snap.inventory:
         return Result()

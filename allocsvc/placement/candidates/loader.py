@@ -244,7 +244,7 @@ def load_usage(context, class_names, trait_names, in_trees=()):
 
 
 def load(context, min_amounts, trait_names, in_trees=(), any_sharing=False,
-         member_aggs=None):
+         member_aggs=None, most_of=None, counted=False):
     """A Snapshot for a request asking at least the amounts
     ``min_amounts`` {class name: amount}, naming the traits
     ``trait_names`` and the in_tree providers ``in_trees`` (uuids), in
@@ -252,7 +252,13 @@ def load(context, min_amounts, trait_names, in_trees=(), any_sharing=False,
     ``snap.names``. ``any_sharing``: serve resourceless groups, which any
     sharing provider may satisfy; ``member_aggs``: when every group with
     resources requires aggregates, the union of those, which a useful
-    provider or its root must be in. Runs in the caller's reader
+    provider or its root must be in. ``most_of`` {class name: the most
+    a candidate may take of it from one inventory}, given when the
+    search does not order providers by their room (it randomizes, or
+    answers every candidate): what
+    reservations hold back is then read exactly only where it could
+    change whether that fits (``reservations.Unsettled``); ``counted``
+    as ``candidates.find`` takes it. Runs in the caller's reader
     transaction."""
     snap = Snapshot()
     rows = _rows(context, statements.capacity,
@@ -262,14 +268,22 @@ def load(context, min_amounts, trait_names, in_trees=(), any_sharing=False,
                 for name, rc_id in snap.names.classes.items()}
     snap.requested = frozenset(least_of)
     snap.member_aggs = member_aggs
-    usage = snap.usage = reservations.hold_back(
-        {(row[1], row[2]): row[3] for row in rows if row[0] == 1},
-        reservations.held_back(context, snap.requested))
     snap.topology = topology.current(
         context, snap.names.stamp, inventories.stored_ratio(context))
+    allocated = {(row[1], row[2]): row[3] for row in rows if row[0] == 1}
+    held = reservations.held_back(context, snap.requested,
+                                  exact=most_of is None)
+    if isinstance(held, reservations.Unsettled):
+        _settle_doubtful(context, snap, allocated, held, {
+            rc_id: most_of[name]
+            for name, rc_id in snap.names.classes.items()})
+    usage = snap.usage = allocated
+    if held:
+        usage = snap.usage = reservations.hold_back(dict(allocated), held)
     classes_of, shared_classes = _read_inventories(
         snap, usage, least_of,
-        in_member_aggs(snap.topology, member_aggs))
+        in_member_aggs(snap.topology, member_aggs),
+        allocated=None if counted else allocated)
     sharing = {}
     if snap.inventory and (any_sharing or shared_classes):
         # The anchors of sharing providers, read only when one can
@@ -285,21 +299,45 @@ def load(context, min_amounts, trait_names, in_trees=(), any_sharing=False,
     return snap
 
 
+def _settle_doubtful(context, snap, allocated, held, most_of):
+    """Make exact, in ``held`` (an ``Unsettled``), what reservations
+    hold back on the inventories where the bound could turn a fit into
+    none: those left with less room than ``most_of`` {rc id: the most a
+    candidate takes from one inventory} under it. Elsewhere every
+    amount the search may try fits under the bound, so under the exact
+    amount too: its answer is the one exact amounts give."""
+    stocks = snap.topology.inventories
+    doubtful = []
+    for pair, bound in held.items():
+        rp_id, rc_id = pair
+        stock = stocks.get(rc_id, {}).get(rp_id)
+        if stock is None:
+            continue
+        if stock.capacity - allocated.get(pair, 0) - bound < \
+                most_of[rc_id]:
+            doubtful.append(pair)
+    held.settle(context, doubtful)
+
+
 def in_member_aggs(topo, member_aggs):
     """The ids of the providers worth reading under the aggregate filter
     ``member_aggs`` (see ``load``), None without one."""
     return topo.in_aggregates(member_aggs) if member_aggs else None
 
 
-def _read_inventories(snap, usage, least_of, eligible, among=None):
+def _read_inventories(snap, usage, least_of, eligible, among=None,
+                      allocated=None):
     """Fill ``snap.read`` and ``snap.inventory`` from the copy of the
     trees ``snap.topology``: every inventory of the requested classes
     (of the providers ``eligible``, ``in_member_aggs`` of the aggregate
     filter; of the providers ``among`` alone when given) into the first,
     those with room for ``least_of`` {rc id: smallest amount asked} into
-    the second. ``usage`` {(rp id, rc id): used}. Returns {root id: set
-    of class ids} the providers of each tree have room in, and {sharing
-    rp id: set of class ids} the same of the sharing providers."""
+    the second. ``usage`` {(rp id, rc id): used}, what the search counts
+    as used; ``allocated``, the same of what is allocated, which the
+    summaries show (when it differs: reservations hold the rest).
+    Returns {root id: set of class ids} the providers of each tree have
+    room in, and {sharing rp id: set of class ids} the same of the
+    sharing providers."""
     topo = snap.topology
     sharing_ids = snap.names.sharing
     inventory, read = snap.inventory, snap.read
@@ -323,11 +361,13 @@ def _read_inventories(snap, usage, least_of, eligible, among=None):
         for rp_id, stock in found:
             capacity = stock.capacity
             used = usage.get((rp_id, rc_id), 0)
+            shown = used if allocated is None else \
+                allocated.get((rp_id, rc_id), 0)
             entries = read.get(rp_id)
             if entries is None:
-                read[rp_id] = [(rc_id, capacity, used)]
+                read[rp_id] = [(rc_id, capacity, shown)]
             else:
-                entries.append((rc_id, capacity, used))
+                entries.append((rc_id, capacity, shown))
             # Without room for the smallest amount asked of its class,
             # an inventory can serve no group.
             if stock.max_unit < least or used + least > capacity:
@@ -378,13 +418,13 @@ def load_trees(context, snap):
 
 
 def load_part(context, names, topo, least_of, found, anchors,
-              member_aggs=None, any_sharing=False):
+              member_aggs=None, any_sharing=False, counted=False):
     """A Snapshot as ``load`` and ``load_trees`` make it, of the trees of
     ``anchors`` (a part of ``found.anchors``, ``found`` the request's
     ``prefix.Outline``) and of the sharing providers serving them, reading the
     usage of these providers alone. ``names`` as ``load_names`` read
-    them; ``least_of`` {rc id: smallest amount asked}; ``member_aggs``
-    and ``any_sharing`` as for ``load``."""
+    them; ``least_of`` {rc id: smallest amount asked}; ``member_aggs``,
+    ``any_sharing`` and ``counted`` as for ``load``."""
     snap = Snapshot()
     snap.names, snap.topology = names, topo
     snap.requested = frozenset(least_of)
@@ -399,12 +439,14 @@ def load_part(context, names, topo, least_of, found, anchors,
     rp_ids = sorted(rp_id for rp_id in among
                     if not snap.requested.isdisjoint(
                         topo.classes.get(rp_id, ())))
-    usage = reservations.hold_back(
-        statements.usage(context.session.connection(), rp_ids,
-                         sorted(snap.requested))[1],
-        reservations.held_back(context, snap.requested, rp_ids=rp_ids))
+    allocated = usage = statements.usage(
+        context.session.connection(), rp_ids, sorted(snap.requested))[1]
+    held = reservations.held_back(context, snap.requested, rp_ids=rp_ids)
+    if held:
+        usage = reservations.hold_back(dict(allocated), held)
     classes_of, shared_classes = _read_inventories(
-        snap, usage, least_of, found.eligible, among=rp_ids)
+        snap, usage, least_of, found.eligible, among=rp_ids,
+        allocated=None if counted else allocated)
     if not snap.inventory:
         sharing = {}
     elif not any_sharing:

@@ -143,14 +143,15 @@ def _first_size(limit):
 
 
 def first(context, names, groups, class_names, wide, limit, least_of,
-          member_aggs, nested_aware, collect):
+          member_aggs, nested_aware, collect, counted=False):
     """(candidates, Snapshot they were found in, the Search that found
     them), or None when declined
     (see the module's text). ``names`` as ``loader.load_names`` read
     them; ``groups`` the request's search.Group list; ``class_names``
     {rc id: name} of the requested classes; ``least_of`` {rc id:
     smallest amount asked}; ``member_aggs`` as ``loader.load`` takes it;
-    ``collect(candidates, limit)`` takes the first ``limit``."""
+    ``collect(candidates, limit)`` takes the first ``limit``;
+    ``counted`` as ``candidates.find`` takes it."""
     topo = topology.current(context, names.stamp,
                             inventories.stored_ratio(context))
     any_sharing = any(not group.resources for group in groups)
@@ -164,7 +165,7 @@ def first(context, names, groups, class_names, wide, limit, least_of,
     while True:
         part = everything[:size]
         snap = loader.load_part(context, names, topo, least_of, found, part,
-                                member_aggs, any_sharing)
+                                member_aggs, any_sharing, counted)
         finder = search.Search(
             snap, groups, class_names, isolate=wide.group_policy == 'isolate',
             same_subtrees=wide.same_subtrees,
