@@ -450,10 +450,9 @@ class Unsettled(dict):
     that usage on those pairs alone.
 
     Reading every holding project's usage on every held pair costs a
-    join of every allocation of the classes with its consumer; a search
-    that needs exact amounts only where the bound could change its
-    answer (one that does not order providers by their room) settles
-    those."""
+    join of every allocation of the classes with its consumer; a
+    candidates search settles only the pairs where the bound could
+    change whether a candidate fits (``candidates.loader.load``)."""
 
     def __init__(self, held):
         super().__init__((pair, sum(by.values()))

@@ -388,9 +388,10 @@ def test_engine_agrees_with_the_model(app, ctx, clock, seed):
 
 def _candidates(app, ctx, amount):
     """The providers of the candidates for VCPU:``amount``, the same
-    through the API with a limit (ordered by room: what reservations
-    hold back read exactly), without one, and randomized (the engine;
-    both settling it only where it matters)."""
+    through the API with a limit (ordered by room) and without one, and
+    from the engine randomized and counted (as group claims ask: what
+    reservations hold back read exactly everywhere; the others settle
+    it only where it matters)."""
     found = []
     for limit in ('&limit=10', ''):
         resp = call(app, 'GET', '/allocation_candidates?resources=VCPU:%d%s'
@@ -398,14 +399,14 @@ def _candidates(app, ctx, amount):
         assert resp.status_int == 200, resp.text
         found.append({next(iter(r['allocations']))
                       for r in resp.json['allocation_requests']})
-    ordered = found[0]
-    assert found[1] == ordered
     groups, wide = request_mod.parse([('resources', 'VCPU:%d' % amount)],
                                      (1, 39))
-    shuffled = candidates.find(ctx, groups, wide, randomize=True)
-    assert {next(iter(r.allocations))
-            for r in shuffled.allocation_requests} == ordered
-    return ordered
+    for options in ({'randomize': True}, {'counted': True}):
+        result = candidates.find(ctx, groups, wide, **options)
+        found.append({next(iter(r.allocations))
+                      for r in result.allocation_requests})
+    assert all(each == found[-1] for each in found), found
+    return found[-1]
 
 
 def test_candidates_follow_every_write_and_the_clock(app, ctx, clock,

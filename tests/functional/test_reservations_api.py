@@ -242,13 +242,12 @@ def test_few_candidates_of_many_providers_leave_reservations_alone(app):
 
 
 def test_candidates_settle_the_holds_where_they_matter(app, monkeypatch):
-    """A search that does not order providers by room (no limit, or
-    randomized) counts what reservations hold back without their
-    projects' usage (the most they can hold back) where that still
-    leaves room for the request, and reads that usage elsewhere: its
-    providers are those of the exact search (with a limit). Summaries
-    show what is allocated, as Placement's do, not what reservations
-    hold."""
+    """A candidates search counts what reservations hold back without
+    their projects' usage (the most they can hold back) where that
+    still leaves room for the request, and reads that usage elsewhere:
+    its providers are those of the exact search (group claims').
+    Summaries show what is allocated, as Placement's do, not what
+    reservations hold."""
     ctx = context_mod.get_admin_context()
     rps = {name: create_provider(app, name,
                                  inventory={'VCPU': {'total': total}})
@@ -271,21 +270,23 @@ def test_candidates_settle_the_holds_where_they_matter(app, monkeypatch):
     uuids = {rp: name for name, rp in rps.items()}
     for amount, expected, doubtful in ((2, 'abcd', {'a', 'c'}),
                                        (3, 'd', {'a', 'b', 'c'})):
-        query = 'resources=VCPU:%d' % amount
-        # With a limit, ordered by room: every holder's usage is read.
-        doc = ok(call(app, 'GET', '/allocation_candidates?limit=9&' + query,
-                      V))
-        exact = sorted(uuids[next(iter(r['allocations']))]
-                       for r in doc['allocation_requests'])
-        assert ''.join(exact) == expected
-        del settled[:]
-        doc = ok(call(app, 'GET', '/allocation_candidates?' + query, V))
-        assert sorted(uuids[next(iter(r['allocations']))]
-                      for r in doc['allocation_requests']) == exact
-        assert _names_of(ctx, settled, uuids) == doubtful
-        del settled[:]
         groups, wide = request_mod.parse([('resources', 'VCPU:%d' % amount)],
                                          (1, 39))
+        # Counted, as group claims ask: every holder's usage is read.
+        del settled[:]
+        found = candidates.find(ctx, groups, wide, counted=True)
+        exact = sorted(uuids[next(iter(r.allocations))]
+                       for r in found.allocation_requests)
+        assert ''.join(exact) == expected
+        assert _names_of(ctx, settled, uuids) == {'a', 'b', 'c', 'd'}
+        for limit in ('', '&limit=9'):
+            del settled[:]
+            doc = ok(call(app, 'GET', '/allocation_candidates?resources='
+                          'VCPU:%d%s' % (amount, limit), V))
+            assert sorted(uuids[next(iter(r['allocations']))]
+                          for r in doc['allocation_requests']) == exact
+            assert _names_of(ctx, settled, uuids) == doubtful
+        del settled[:]
         found = candidates.find(ctx, groups, wide, randomize=True)
         assert sorted(uuids[next(iter(r.allocations))]
                       for r in found.allocation_requests) == exact

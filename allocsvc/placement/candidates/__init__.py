@@ -170,6 +170,17 @@ def find(context, groups, wide, limit=None, nested_aware=True,
         for name, amount in group.resources.items():
             min_amounts[name] = min(amount, min_amounts.get(name, amount))
     trait_names = request_mod.all_trait_names(groups, wide)
+    most_of = None
+    if not counted:
+        # What reservations hold back is then read exactly only where
+        # counting all they hold as used could leave too little room
+        # for what a candidate may take of a class from one inventory
+        # (``loader.load``); the room ordering the first candidates
+        # counts all they hold as used.
+        most_of = {}
+        for group in groups.values():
+            for name, amount in group.resources.items():
+                most_of[name] = most_of.get(name, 0) + amount
     sample = sampling.applies(groups, wide, limit, randomize, summaries)
     if sample or prefix.applies(groups, limit, randomize, among):
         names = loader.load_names(context, min_amounts, trait_names,
@@ -187,26 +198,16 @@ def find(context, groups, wide, limit=None, nested_aware=True,
             first = prefix.first(
                 context, names, resolved, class_names, wide, limit,
                 {names.classes[n]: a for n, a in min_amounts.items()},
-                _member_aggs(resolved), nested_aware, _collect, counted)
+                _member_aggs(resolved), nested_aware, _collect, most_of)
             if first is not None:
                 if record is not None:
                     record['search'] = first[2]
                 return _answer(context, first[1], first[0], summaries,
                                nested_aware, class_names, all_classes)
-    most_of = None
-    if not counted and (randomize or limit is None):
-        # No order by room (that is for the first few candidates in a
-        # fixed order): the bound of what reservations hold back serves
-        # wherever it leaves room for all a candidate may take.
-        most_of = {}
-        for group in groups.values():
-            for name, amount in group.resources.items():
-                most_of[name] = most_of.get(name, 0) + amount
     snap = loader.load(
         context, min_amounts, trait_names, in_trees=in_trees,
         any_sharing=any(not g.resources for g in groups.values()),
-        member_aggs=_member_aggs(groups.values()), most_of=most_of,
-        counted=counted)
+        member_aggs=_member_aggs(groups.values()), most_of=most_of)
     check_names(groups, wide, snap.names)
     if not snap.inventory:
         return Result()

@@ -244,7 +244,7 @@ def load_usage(context, class_names, trait_names, in_trees=()):
 
 
 def load(context, min_amounts, trait_names, in_trees=(), any_sharing=False,
-         member_aggs=None, most_of=None, counted=False):
+         member_aggs=None, most_of=None):
     """A Snapshot for a request asking at least the amounts
     ``min_amounts`` {class name: amount}, naming the traits
     ``trait_names`` and the in_tree providers ``in_trees`` (uuids), in
@@ -253,12 +253,13 @@ def load(context, min_amounts, trait_names, in_trees=(), any_sharing=False,
     sharing provider may satisfy; ``member_aggs``: when every group with
     resources requires aggregates, the union of those, which a useful
     provider or its root must be in. ``most_of`` {class name: the most
-    a candidate may take of it from one inventory}, given when the
-    search does not order providers by their room (it randomizes, or
-    answers every candidate): what
-    reservations hold back is then read exactly only where it could
-    change whether that fits (``reservations.Unsettled``); ``counted``
-    as ``candidates.find`` takes it. Runs in the caller's reader
+    a candidate may take of it from one inventory}: what active
+    reservations hold back is read exactly only where counting all they
+    hold as used could change whether that fits
+    (``reservations.Unsettled``), and the summaries show what is
+    allocated; without it (group claims, which fit several consumers
+    against the summaries), it is read exactly everywhere and the
+    summaries show it as used. Runs in the caller's reader
     transaction."""
     snap = Snapshot()
     rows = _rows(context, statements.capacity,
@@ -271,19 +272,11 @@ def load(context, min_amounts, trait_names, in_trees=(), any_sharing=False,
     snap.topology = topology.current(
         context, snap.names.stamp, inventories.stored_ratio(context))
     allocated = {(row[1], row[2]): row[3] for row in rows if row[0] == 1}
-    held = reservations.held_back(context, snap.requested,
-                                  exact=most_of is None)
-    if isinstance(held, reservations.Unsettled):
-        _settle_doubtful(context, snap, allocated, held, {
-            rc_id: most_of[name]
-            for name, rc_id in snap.names.classes.items()})
-    usage = snap.usage = allocated
-    if held:
-        usage = snap.usage = reservations.hold_back(dict(allocated), held)
+    usage = snap.usage = _hold_back(context, snap, allocated, most_of)
     classes_of, shared_classes = _read_inventories(
         snap, usage, least_of,
         in_member_aggs(snap.topology, member_aggs),
-        allocated=None if counted else allocated)
+        allocated=None if most_of is None else allocated)
     sharing = {}
     if snap.inventory and (any_sharing or shared_classes):
         # The anchors of sharing providers, read only when one can
@@ -297,6 +290,23 @@ def load(context, min_amounts, trait_names, in_trees=(), any_sharing=False,
     snap.roots = sorted(_trees_to_load(
         classes_of, shared_classes, sharing, set(least_of)))
     return snap
+
+
+def _hold_back(context, snap, allocated, most_of, rp_ids=None):
+    """``allocated`` {(rp id, rc id): used} of the requested classes
+    (of the providers ``rp_ids``, None: all) with what active
+    reservations hold back there added, as ``load`` says for
+    ``most_of`` (a new dict; ``allocated`` when they hold nothing
+    back)."""
+    held = reservations.held_back(context, snap.requested, rp_ids=rp_ids,
+                                  exact=most_of is None)
+    if not held:
+        return allocated
+    if isinstance(held, reservations.Unsettled):
+        _settle_doubtful(context, snap, allocated, held, {
+            rc_id: most_of[name]
+            for name, rc_id in snap.names.classes.items()})
+    return reservations.hold_back(dict(allocated), held)
 
 
 def _settle_doubtful(context, snap, allocated, held, most_of):
@@ -418,13 +428,13 @@ def load_trees(context, snap):
 
 
 def load_part(context, names, topo, least_of, found, anchors,
-              member_aggs=None, any_sharing=False, counted=False):
+              member_aggs=None, any_sharing=False, most_of=None):
     """A Snapshot as ``load`` and ``load_trees`` make it, of the trees of
     ``anchors`` (a part of ``found.anchors``, ``found`` the request's
     ``prefix.Outline``) and of the sharing providers serving them, reading the
     usage of these providers alone. ``names`` as ``load_names`` read
     them; ``least_of`` {rc id: smallest amount asked}; ``member_aggs``,
-    ``any_sharing`` and ``counted`` as for ``load``."""
+    ``any_sharing`` and ``most_of`` as for ``load``."""
     snap = Snapshot()
     snap.names, snap.topology = names, topo
     snap.requested = frozenset(least_of)
@@ -439,14 +449,12 @@ def load_part(context, names, topo, least_of, found, anchors,
     rp_ids = sorted(rp_id for rp_id in among
                     if not snap.requested.isdisjoint(
                         topo.classes.get(rp_id, ())))
-    allocated = usage = statements.usage(
+    allocated = statements.usage(
         context.session.connection(), rp_ids, sorted(snap.requested))[1]
-    held = reservations.held_back(context, snap.requested, rp_ids=rp_ids)
-    if held:
-        usage = reservations.hold_back(dict(allocated), held)
+    usage = _hold_back(context, snap, allocated, most_of, rp_ids)
     classes_of, shared_classes = _read_inventories(
         snap, usage, least_of, found.eligible, among=rp_ids,
-        allocated=None if counted else allocated)
+        allocated=None if most_of is None else allocated)
     if not snap.inventory:
         sharing = {}
     elif not any_sharing:

@@ -143,7 +143,7 @@ def _first_size(limit):
 
 
 def first(context, names, groups, class_names, wide, limit, least_of,
-          member_aggs, nested_aware, collect, counted=False):
+          member_aggs, nested_aware, collect, most_of=None):
     """(candidates, Snapshot they were found in, the Search that found
     them), or None when declined
     (see the module's text). ``names`` as ``loader.load_names`` read
@@ -151,7 +151,7 @@ def first(context, names, groups, class_names, wide, limit, least_of,
     {rc id: name} of the requested classes; ``least_of`` {rc id:
     smallest amount asked}; ``member_aggs`` as ``loader.load`` takes it;
     ``collect(candidates, limit)`` takes the first ``limit``;
-    ``counted`` as ``candidates.find`` takes it."""
+    ``most_of`` as ``loader.load`` takes it."""
     topo = topology.current(context, names.stamp,
                             inventories.stored_ratio(context))
     any_sharing = any(not group.resources for group in groups)
@@ -165,7 +165,7 @@ def first(context, names, groups, class_names, wide, limit, least_of,
     while True:
         part = everything[:size]
         snap = loader.load_part(context, names, topo, least_of, found, part,
-                                member_aggs, any_sharing, counted)
+                                member_aggs, any_sharing, most_of)
         finder = search.Search(
             snap, groups, class_names, isolate=wide.group_policy == 'isolate',
             same_subtrees=wide.same_subtrees,
