@@ -192,28 +192,39 @@ def holds(context, pairs, at):
     return found
 
 
+# Above this many providers, the usage of the projects is read on every
+# provider rather than on those named one by one.
+_NAMED_PROVIDERS = 500
+
+
 def usage_by_project(context, pairs, projects):
     """{(provider id, class id): {project id: used}} of the consumers of
-    ``projects`` (interned ids) on ``pairs`` (caller's transaction)."""
+    ``projects`` (interned ids) on ``pairs`` (caller's transaction).
+    The ids are the database's integers, written into the statement (as
+    ``candidates.statements.usage``): binding a thousand of them cost
+    more than the query."""
     if not pairs or not projects:
         return {}
-    rows = context.session.execute(
-        sa.select(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
-                  _CONSUMER.c.project_id, sa.func.sum(_ALLOC.c.used))
-        .select_from(_ALLOC.join(_CONSUMER,
-                                 _CONSUMER.c.uuid == _ALLOC.c.consumer_id))
-        .where(_ALLOC.c.resource_provider_id.in_(
-                   sorted({rp for rp, _ in pairs})),
-               _ALLOC.c.resource_class_id.in_(
-                   sorted({rc for _, rc in pairs})),
-               _CONSUMER.c.project_id.in_(sorted(projects)))
-        .group_by(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
-                  _CONSUMER.c.project_id))
+    rp_ids = sorted({rp for rp, _ in pairs})
+    where = ['a.resource_class_id IN (%s)' % _ints({rc for _, rc in pairs}),
+             'c.project_id IN (%s)' % _ints(projects)]
+    if len(rp_ids) <= _NAMED_PROVIDERS:
+        where.append('a.resource_provider_id IN (%s)' % _ints(rp_ids))
+    rows = context.session.connection().exec_driver_sql(
+        'SELECT a.resource_provider_id, a.resource_class_id, c.project_id, '
+        'SUM(a.used) FROM allocations a '
+        'JOIN consumers c ON c.uuid = a.consumer_id WHERE %s '
+        'GROUP BY a.resource_provider_id, a.resource_class_id, '
+        'c.project_id' % ' AND '.join(where))
     found = {}
     for rp_id, rc_id, project, used in rows:
         if (rp_id, rc_id) in pairs:
             found.setdefault((rp_id, rc_id), {})[project] = int(used)
     return found
+
+
+def _ints(ids):
+    return ','.join(str(int(i)) for i in sorted(ids))
 
 
 # -- reservation classes ----------------------------------------------------
@@ -394,8 +405,9 @@ def held_back(context, rc_ids, at=None, exempt=None, rp_ids=None,
                 context, rc_ids, at, exempt, rp_ids)
         finally:
             _window.bounds = bounds
-        return _InWindow(held, _peaks(context, rc_ids, *bounds,
-                                      rp_ids=rp_ids), future)
+        peaks = {pair: peak(found, *bounds) for pair, found in _windows(
+            context, *bounds, rp_ids=rp_ids, rc_ids=rc_ids).items()}
+        return _InWindow(held, peaks, future)
     if exempt is None:
         exempt = getattr(_exempt, 'projects', frozenset())
     at = now() if at is None else at
@@ -428,15 +440,13 @@ def held_back(context, rc_ids, at=None, exempt=None, rp_ids=None,
 def _settle(context, held):
     """{pair: amount held back} of ``held`` {pair: {project id: amount
     held}}: each project's amount beyond its own usage there."""
-    used_by = _usage_of_holders(context, held)
+    used_by = usage_by_project(
+        context, held, {p for by in held.values() for p in by})
     found = {}
     for pair, by in held.items():
-        own = used_by.get(pair)
-        if own is None:
-            extra = sum(by.values())
-        else:
-            extra = sum(max(0, amount - own.get(project, 0))
-                        for project, amount in by.items())
+        own = used_by.get(pair, {})
+        extra = sum(max(0, amount - own.get(project, 0))
+                    for project, amount in by.items())
         if extra:
             found[pair] = extra
     return found
@@ -574,44 +584,6 @@ def _changed(context):
         raise db_exc.RetryRequest(exc)
 
 
-# Above this many providers, their usage is read for the holding
-# projects on every provider rather than named one by one.
-_NAMED_PROVIDERS = 500
-
-
-def _usage_of_holders(context, held):
-    """{pair: {project id: used}} of the holding projects of ``held``
-    {pair: {project id: amount}} on those pairs, for the pairs where
-    one of them has consumers (caller's transaction). The ids are the
-    database's integers, written into the statement (as
-    ``candidates.statements.usage``): binding a thousand of them cost
-    more than the query."""
-    rp_ids = sorted({rp for rp, _ in held})
-    rc_ids = sorted({rc for _, rc in held})
-    projects = sorted({p for by in held.values() for p in by})
-    where = ['a.resource_class_id IN (%s)' % _ints(rc_ids),
-             'c.project_id IN (%s)' % _ints(projects)]
-    if len(rp_ids) <= _NAMED_PROVIDERS:
-        where.append('a.resource_provider_id IN (%s)' % _ints(rp_ids))
-    rows = context.session.connection().exec_driver_sql(
-        'SELECT a.resource_provider_id, a.resource_class_id, c.project_id, '
-        'SUM(a.used) FROM allocations a '
-        'JOIN consumers c ON c.uuid = a.consumer_id WHERE %s '
-        'GROUP BY a.resource_provider_id, a.resource_class_id, '
-        'c.project_id' % ' AND '.join(where))
-    found = {}
-    for rp_id, rc_id, project, used in rows:
-        pair = (rp_id, rc_id)
-        by = held.get(pair)
-        if by is not None and project in by:
-            found.setdefault(pair, {})[project] = int(used)
-    return found
-
-
-def _ints(ids):
-    return ','.join(str(int(i)) for i in ids)
-
-
 class _InWindow(dict):
     """What ``held_back`` answers inside ``for_window``: ``peak``
     {pair: the most the reservations hold at an instant of the window},
@@ -645,23 +617,6 @@ def for_window(start, end):
         yield
     finally:
         _window.bounds = before
-
-
-def _peaks(context, rc_ids, start, end, rp_ids=None):
-    query = (
-        sa.select(_AMT.c.resource_provider_id, _AMT.c.resource_class_id,
-                  _RES.c.start_at, _RES.c.end_at, _AMT.c.amount)
-        .select_from(_AMT.join(_RES, _RES.c.id == _AMT.c.reservation_id))
-        .where(_AMT.c.resource_class_id.in_(rc_ids),
-               _RES.c.start_at < end, _RES.c.end_at > start))
-    if rp_ids is not None:
-        query = query.where(_AMT.c.resource_provider_id.in_(sorted(rp_ids)))
-    rows = context.session.execute(query)
-    windows = collections.defaultdict(list)
-    for rp_id, rc_id, s, e, amount in rows:
-        windows[(rp_id, rc_id)].append((s, e, amount))
-    return {pair: peak(found, start, end)
-            for pair, found in windows.items()}
 
 
 def hold_back(usage, held):
@@ -761,8 +716,8 @@ def availability(context, amounts, start, end, provider_uuid=None):
                         for rc, amount in wanted.items())]
     if not providers:
         return []
-    pairs = {(rp, rc) for rp in providers for rc in wanted}
-    windows = _windows(context, pairs, start, end)
+    windows = _windows(context, start, end, rp_ids=providers,
+                       rc_ids=wanted)
     found = []
     for rp in sorted(providers, key=uuids.get):
         free = _free(start, end, {
@@ -826,22 +781,24 @@ def _lock(context, rp_ids):
     return locked
 
 
-def _windows(context, pairs, start, end, but=None):
-    """{(provider id, class id): [(start, end, amount)]} of the other
-    reservations (not ``but``) on ``pairs`` whose windows overlap
-    [``start``, ``end``)."""
+def _windows(context, start, end, rp_ids=None, rc_ids=None, but=None):
+    """{(provider id, class id): [(start, end, amount)]} of the
+    reservations (but ``but``) whose windows overlap [``start``,
+    ``end``), on the providers ``rp_ids`` and classes ``rc_ids`` (None:
+    all)."""
     query = (sa.select(_AMT.c.resource_provider_id, _AMT.c.resource_class_id,
                        _RES.c.start_at, _RES.c.end_at, _AMT.c.amount)
              .select_from(_AMT.join(_RES, _RES.c.id == _AMT.c.reservation_id))
-             .where(_AMT.c.resource_provider_id.in_(
-                        sorted({rp for rp, _ in pairs})),
-                    _RES.c.start_at < end, _RES.c.end_at > start))
+             .where(_RES.c.start_at < end, _RES.c.end_at > start))
+    if rp_ids is not None:
+        query = query.where(_AMT.c.resource_provider_id.in_(sorted(rp_ids)))
+    if rc_ids is not None:
+        query = query.where(_AMT.c.resource_class_id.in_(sorted(rc_ids)))
     if but is not None:
         query = query.where(_RES.c.id != but)
     found = collections.defaultdict(list)
     for rp_id, rc_id, s, e, amount in context.session.execute(query):
-        if (rp_id, rc_id) in pairs:
-            found[(rp_id, rc_id)].append((s, e, amount))
+        found[(rp_id, rc_id)].append((s, e, amount))
     return found
 
 
@@ -865,7 +822,9 @@ def check(context, project, wanted, start, end, names, but=None, at=None):
         if pair not in capacity:
             raise _refuse("resource provider '%s' has no inventory of %s."
                           % names[pair])
-    windows = _windows(context, wanted, start, end, but)
+    windows = _windows(context, start, end,
+                       rp_ids={rp for rp, _ in wanted},
+                       rc_ids={rc for _, rc in wanted}, but=but)
     for pair in sorted(wanted):
         others = windows.get(pair, [])
         most = peak(others + [(start, end, wanted[pair])], start, end)

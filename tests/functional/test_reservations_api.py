@@ -260,13 +260,13 @@ def test_candidates_settle_the_holds_where_they_matter(app, monkeypatch):
     for name, amount in (('a', 4), ('c', 6)):
         assert _claim(app, rps[name], amount, 'p1').status_int == 204
     settled = []
-    real = reservations._usage_of_holders
+    real = reservations.usage_by_project
 
-    def recorded(context, held):
-        settled.extend(held)
-        return real(context, held)
+    def recorded(context, pairs, projects):
+        settled.extend(pairs)
+        return real(context, pairs, projects)
 
-    monkeypatch.setattr(reservations, '_usage_of_holders', recorded)
+    monkeypatch.setattr(reservations, 'usage_by_project', recorded)
     uuids = {rp: name for name, rp in rps.items()}
     for amount, expected, doubtful in ((2, 'abcd', {'a', 'c'}),
                                        (3, 'd', {'a', 'b', 'c'})):
