@@ -70,17 +70,26 @@ def _held(uuid):
         _RP.c.uuid == uuid)
 
 
+# What reservations hold, with their projects and providers.
+_HOLDS = (_AMT.join(_RES, _RES.c.id == _AMT.c.reservation_id)
+          .join(_PROJECT, _PROJECT.c.id == _RES.c.project_id)
+          .join(_RP, _RP.c.id == _AMT.c.resource_provider_id))
+
+
+def _holding(uuid, now):
+    """The conditions of ``_HOLDS``' rows of the reservations active at
+    ``now`` on the provider of node ``uuid``."""
+    return (_RP.c.uuid == uuid, _RES.c.start_at <= now, _RES.c.end_at > now)
+
+
 def reserved(uuid, now, project, by_other=False):
     """Whether a reservation active at ``now`` holds the provider of the
     node ``uuid`` (a column) for ``project`` -- or, ``by_other``, for
     another project than ``project``. During its window a reservation
     makes the node its project's alone: as if leased to it, and taken
     from everybody else."""
-    return sa.exists().select_from(
-        _AMT.join(_RES, _RES.c.id == _AMT.c.reservation_id)
-        .join(_PROJECT, _PROJECT.c.id == _RES.c.project_id)
-        .join(_RP, _RP.c.id == _AMT.c.resource_provider_id)).where(
-        _RP.c.uuid == uuid, _RES.c.start_at <= now, _RES.c.end_at > now,
+    return sa.exists().select_from(_HOLDS).where(
+        *_holding(uuid, now),
         (_PROJECT.c.external_id != project) if by_other else
         (_PROJECT.c.external_id == project))
 
@@ -89,12 +98,8 @@ def holders(context, uuid, now):
     """The projects (external ids) whose reservations active at ``now``
     hold the provider of node ``uuid`` (caller's transaction)."""
     return frozenset(context.session.execute(
-        sa.select(_PROJECT.c.external_id).select_from(
-            _AMT.join(_RES, _RES.c.id == _AMT.c.reservation_id)
-            .join(_PROJECT, _PROJECT.c.id == _RES.c.project_id)
-            .join(_RP, _RP.c.id == _AMT.c.resource_provider_id))
-        .where(_RP.c.uuid == uuid, _RES.c.start_at <= now,
-               _RES.c.end_at > now)).scalars())
+        sa.select(_PROJECT.c.external_id).select_from(_HOLDS)
+        .where(*_holding(uuid, now))).scalars())
 
 
 # Another project than the allocation's owner (``reserver``, '' for
