@@ -7,10 +7,13 @@ from unittest import mock
 from allocsvc.common import config
 from allocsvc.conductor import manager
 from allocsvc.conductor import service
+from tests.helpers import waiting
 
 
-def _manager():
+def _manager(**conductor_options):
     conf = config.prepare([], default_config_files=[])
+    for name, value in conductor_options.items():
+        conf.set_override(name, value, group='conductor')
     return conf, manager.ConductorManager(conf, 'stopping', 1)
 
 
@@ -50,10 +53,10 @@ def test_the_pool_wait_leaves_time_to_unregister():
     assert svc._pool_timeout() == 1.0
 
 
-def _held_run(mgr, calls):
-    """Patch ``mgr._run``: each call is recorded, the first waits for the
-    returned event."""
-    entered, release = threading.Event(), threading.Event()
+def _held_run(mgr):
+    """Patch ``mgr._run``: ``(patch, entered, release, calls)``; each
+    call is recorded in ``calls``, the first waits for ``release``."""
+    entered, release, calls = threading.Event(), threading.Event(), []
 
     def run(*args):
         calls.append(args)
@@ -61,23 +64,19 @@ def _held_run(mgr, calls):
             entered.set()
             release.wait(30)
 
-    return mock.patch.object(mgr, '_run', side_effect=run), entered, release
+    patch = mock.patch.object(mgr, '_run', side_effect=run)
+    return patch, entered, release, calls
 
 
 def _wait_idle(mgr):
-    for _ in range(3000):
-        if not mgr.in_flight():
-            return
-        threading.Event().wait(0.01)
-    raise AssertionError('still running: %s' % mgr.in_flight())
+    waiting.wait_for(lambda: not mgr.in_flight())
 
 
 def test_a_cast_for_a_running_allocation_runs_it_once_more_after():
     # SQLite gives a new row the id of the last one deleted: the cast
     # may be about a new allocation the running job never read.
     _conf, mgr = _manager()
-    calls = []
-    patch, entered, release = _held_run(mgr, calls)
+    patch, entered, release, calls = _held_run(mgr)
     with patch:
         assert mgr.spawn(7, allocation='as written')
         assert entered.wait(30)
@@ -93,11 +92,8 @@ def test_a_cast_for_a_running_allocation_runs_it_once_more_after():
 
 
 def test_a_cast_for_a_queued_allocation_runs_it_once():
-    conf = config.prepare([], default_config_files=[])
-    conf.set_override('workers_pool_size', 1, group='conductor')
-    mgr = manager.ConductorManager(conf, 'queued', 1)
-    calls = []
-    patch, entered, release = _held_run(mgr, calls)
+    _conf, mgr = _manager(workers_pool_size=1)
+    patch, entered, release, calls = _held_run(mgr)
     with patch:
         assert mgr.spawn(1)
         assert entered.wait(30)
@@ -112,16 +108,14 @@ def test_a_cast_for_a_queued_allocation_runs_it_once():
 
 def test_a_stopping_conductor_does_not_run_again():
     _conf, mgr = _manager()
-    calls = []
-    patch, entered, release = _held_run(mgr, calls)
+    patch, entered, release, calls = _held_run(mgr)
     with patch:
         assert mgr.spawn(7)
         assert entered.wait(30)
         assert mgr.spawn(7)
         stopping = threading.Thread(target=mgr.stop)
         stopping.start()
-        while not mgr._stopped:
-            threading.Event().wait(0.01)
+        waiting.wait_for(lambda: mgr._stopped)
         release.set()
         stopping.join(30)
     assert len(calls) == 1
