@@ -3,6 +3,7 @@
 import pytest
 
 from tests.functional import conductor_harness
+from tests.helpers import clock as clock_mod
 from tests.helpers.conductor_rpc import harness  # noqa: F401
 from tests.helpers.conductor_rpc import held  # noqa: F401
 
@@ -30,3 +31,10 @@ def lock_patience(api_conductor):
     yield set_patience
     for name in names:
         conf.clear_override(name, group='conductor')
+
+
+@pytest.fixture
+def clock():
+    """The engine's clock, set to ``clock.T0`` (tests.helpers.clock) for
+    the test; ``clock.at(moment)`` moves it."""
+    yield from clock_mod.frozen()

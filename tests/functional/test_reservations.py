@@ -26,7 +26,6 @@ import datetime
 import random
 import uuid
 
-from oslo_utils import timeutils
 import pytest
 
 from allocsvc.common import context as context_mod
@@ -37,21 +36,9 @@ from allocsvc.placement.candidates import request as request_mod
 from tests.client import create_provider
 from tests.client import ok
 from tests.client import placement_request as call
+from tests.helpers.clock import T0
 
-T0 = datetime.datetime(2026, 12, 1, 0, 0, 0)
 HOUR = datetime.timedelta(hours=1)
-
-
-@pytest.fixture
-def clock():
-    """The engine's clock, set to T0; ``clock.at(moment)`` moves it."""
-    class Clock:
-        @staticmethod
-        def at(moment):
-            timeutils.set_time_override(moment)
-    timeutils.set_time_override(T0)
-    yield Clock
-    timeutils.clear_time_override()
 
 
 @pytest.fixture

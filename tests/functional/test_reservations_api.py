@@ -21,16 +21,12 @@ from allocsvc.placement.candidates import request as request_mod
 from tests.client import create_provider
 from tests.client import ok
 from tests.client import placement_request as call
+from tests.helpers.clock import T0
 
-T0 = datetime.datetime(2026, 12, 1)
 V = '1.39'
 
 
-@pytest.fixture(autouse=True)
-def clock():
-    timeutils.set_time_override(T0)
-    yield
-    timeutils.clear_time_override()
+pytestmark = pytest.mark.usefixtures('clock')
 
 
 def _at(hours):

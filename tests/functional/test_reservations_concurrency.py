@@ -32,8 +32,8 @@ import pytest
 from tests.client import create_provider
 from tests.client import ok
 from tests.client import placement_request as call
+from tests.helpers.clock import T0
 
-T0 = datetime.datetime(2026, 12, 1)
 V = '1.39'
 CAPACITY = 8
 HOLDERS = ('p1', 'p2', 'p3', 'p4')
@@ -44,11 +44,7 @@ EXPECTED = {'reserve': (201, 409), 'extend': (200, 409), 'unreserve': (204,),
             'claim': (204, 409), 'free': (204,)}
 
 
-@pytest.fixture(autouse=True)
-def clock():
-    timeutils.set_time_override(T0)
-    yield
-    timeutils.clear_time_override()
+pytestmark = pytest.mark.usefixtures('clock')
 
 
 def _at(hours):
