@@ -497,16 +497,17 @@ class _Active:
     """The holds of the reservations active from ``since`` until
     ``until`` (the next window edge; None: none to come):
     ``by_provider`` {provider id: {class id: {project id: amount}}},
-    ``external`` {project id: external id}; read at stamp ``stamp``."""
+    ``projects`` {external id: project id} of the holding projects;
+    read at stamp ``stamp``."""
 
-    __slots__ = ('stamp', 'since', 'until', 'by_provider', 'external')
+    __slots__ = ('stamp', 'since', 'until', 'by_provider', 'projects')
 
-    def __init__(self, stamp, since, until, by_provider, external):
+    def __init__(self, stamp, since, until, by_provider, projects):
         self.stamp = stamp
         self.since = since
         self.until = until
         self.by_provider = by_provider
-        self.external = external
+        self.projects = projects
 
     def serves(self, stamp, at):
         return (stamp is not None and stamp == self.stamp and
@@ -515,10 +516,8 @@ class _Active:
 
     def projects_of(self, externals):
         """The ids of the holding projects among ``externals``."""
-        if not externals:
-            return frozenset()
-        return frozenset(p for p, ext in self.external.items()
-                         if ext in externals)
+        return frozenset(self.projects[ext] for ext in externals
+                         if ext in self.projects)
 
 
 _copy = None
@@ -553,9 +552,9 @@ def _read_active(context, at, stamp):
                                        _RES.c.end_at > at)))
         .group_by(_AMT.c.resource_provider_id, _AMT.c.resource_class_id,
                   _RES.c.project_id, _PROJECT.c.external_id))
-    by_provider, external = {}, {}
+    by_provider, projects = {}, {}
     for rp_id, rc_id, project, ext, amount in rows:
-        external[project] = ext
+        projects[ext] = project
         by_provider.setdefault(rp_id, {}).setdefault(rc_id, {})[project] = \
             int(amount)
     # The next instant the active set changes: a start or an end to come.
@@ -564,7 +563,7 @@ def _read_active(context, at, stamp):
              for column in (_RES.c.start_at, _RES.c.end_at)]
     edges = [edge for edge in edges if edge is not None]
     return _Active(stamp, at, min(edges) if edges else None, by_provider,
-                   external)
+                   projects)
 
 
 def _changed(context):
